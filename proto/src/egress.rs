@@ -1,0 +1,73 @@
+//! The egress policy's pure parts: operator rules, static host answers and
+//! the classification of addresses (design §8, REQ-SEC-005..007).
+//!
+//! These are predicates over data, with no I/O, so that the supervisor's URL
+//! pre-check and worker-net's connect-time check apply exactly the same
+//! rules. The rules travel to worker-net in [`crate::NetInit`].
+
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+
+/// The operator's egress configuration, as worker-net receives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressPolicy {
+    /// `[egress] allow`: the only way to admit a refused range, a literal
+    /// address or a port outside LIM-F8.
+    pub allow: Vec<EgressRule>,
+    /// `[egress] deny`: refused in addition to the built-in ranges.
+    pub deny: Vec<EgressRule>,
+    /// `[egress] hosts`: static answers, judged like resolver answers.
+    pub hosts: Vec<StaticHost>,
+}
+
+/// One static name → addresses answer (like curl's `--resolve`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaticHost {
+    /// Lower-case name without a root dot.
+    pub name: String,
+    /// Its addresses, in the order given.
+    pub addrs: Vec<IpAddr>,
+}
+
+/// One allow or deny rule: a target and a port clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressRule {
+    /// What the rule matches.
+    pub target: RuleTarget,
+    /// Which ports it covers.
+    pub port: RulePort,
+}
+
+/// The target of a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RuleTarget {
+    /// An exact host name, lower-case, no root dot.
+    Host(String),
+    /// `*.suffix`: any name below the suffix (not the suffix itself).
+    Suffix(String),
+    /// An address range in CIDR form (a lone address is a /32 or /128).
+    Net {
+        /// Network address.
+        addr: IpAddr,
+        /// Prefix length.
+        prefix: u8,
+    },
+}
+
+/// The port clause of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RulePort {
+    /// No clause: the ports of LIM-F8.
+    Default,
+    /// `:PORT`.
+    Port(u16),
+    /// `:*`.
+    Any,
+}
+
+mod rule;
+pub use rule::{RuleError, parse_host_name, parse_rule};
+
+mod address;
+pub use address::{AddressClass, AddressVerdict, canonical, classify};

@@ -1,0 +1,31 @@
+//! rypsok-proto: what rypsok's three processes say to each other.
+//!
+//! The supervisor talks to two kinds of worker over a pair of pipes each:
+//! [`NetRequest`]/[`NetResponse`] with worker-net (one HTTP exchange under a
+//! profile, a deadline and a byte bound) and [`ParseRequest`]/[`ParseResponse`]
+//! with worker-parse (hostile bytes in, structured data out). Every message
+//! travels in a [`ToWorker`] or [`FromWorker`] envelope carrying a request id,
+//! so answers may come back in any order and a call can be cancelled.
+//!
+//! [`frame`] reads and writes those envelopes as length-prefixed postcard
+//! frames bounded by LIM-W1; a frame that does not decode is a
+//! [`FrameError`], and the peer that sent it is never trusted again.
+//!
+//! [`limits`] holds every LIM value of the project in one place; [`egress`]
+//! holds the pure address and rule predicates that both the supervisor (URL
+//! pre-check) and worker-net (connect time) apply.
+#![forbid(unsafe_code)]
+
+pub mod egress;
+mod frame;
+pub mod limits;
+mod message;
+mod serve;
+
+pub use frame::{FrameError, decode_frame, read_frame, write_frame};
+pub use serve::{Dispatch, serve_requests};
+pub use message::{
+    EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest, ExchangeResponse,
+    FromWorker, Header, LogLevel, NetFailure, NetInit, NetRequest, NetResponse,
+    ParseRequest, ParseResponse, Profile, ToWorker, WorkerHello, WorkerKind,
+};

@@ -1,0 +1,98 @@
+//! Every LIM value of rypsok, in one place (LIMITS.md).
+//!
+//! Each constant names its LIM id. Configurable values are the defaults;
+//! the configuration module validates the operator's overrides against the
+//! ranges stated here.
+
+/// LIM-S1: query length after trimming, in Unicode scalar values (maximum).
+pub const QUERY_MAX_CHARS: usize = 400;
+/// LIM-S2: default `max_results`.
+pub const MAX_RESULTS_DEFAULT: u32 = 5;
+/// LIM-S2: ceiling of `max_results`.
+pub const MAX_RESULTS_CEILING: u32 = 20;
+/// LIM-S3: results requested from each engine.
+pub const RESULTS_PER_ENGINE: u32 = 10;
+/// LIM-S4: overall search deadline.
+pub const SEARCH_DEADLINE_MS: u64 = 2500;
+/// LIM-S5: per-engine timeout.
+pub const ENGINE_TIMEOUT_MS: u64 = 2000;
+/// LIM-S6: early-completion grace.
+pub const SEARCH_GRACE_MS: u64 = 300;
+/// LIM-S7: a `web_search` call lasts at most LIM-S4 plus this.
+pub const SEARCH_CALL_SLACK_MS: u64 = 300;
+/// LIM-S8: engines queried in one call.
+pub const ENGINES_PER_CALL: usize = 6;
+/// LIM-S9: snippet length in characters.
+pub const SNIPPET_MAX_CHARS: usize = 300;
+/// LIM-S10: title length in characters.
+pub const TITLE_MAX_CHARS: usize = 150;
+/// LIM-S11: completed requests in the latency window of `engine_status`.
+pub const LATENCY_WINDOW: usize = 20;
+/// LIM-S13: maximum duration of `engine_status`.
+pub const STATUS_DEADLINE_MS: u64 = 200;
+
+/// LIM-F1: default `max_chars`.
+pub const FETCH_MAX_CHARS_DEFAULT: u32 = 3000;
+/// LIM-F2: ceiling of `max_chars`.
+pub const FETCH_MAX_CHARS_CEILING: u32 = 20_000;
+/// Smallest `max_chars` a caller may ask for (design §3.2).
+pub const FETCH_MAX_CHARS_FLOOR: u32 = 500;
+/// LIM-F3: response byte limit after decompression, enforced while streaming.
+pub const FETCH_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// LIM-F4: network budget of one fetch, all hops and robots.txt included.
+pub const FETCH_NETWORK_BUDGET_MS: u64 = 10_000;
+/// LIM-F5: maximum duration of a `web_fetch` call.
+pub const FETCH_CALL_MAX_MS: u64 = 11_000;
+/// LIM-F6: connect timeout per address, TLS handshake included.
+pub const CONNECT_TIMEOUT_MS: u64 = 3000;
+/// LIM-F7: same-host redirects followed.
+pub const FETCH_MAX_REDIRECTS: u32 = 5;
+/// LIM-F8: ports a fetch or an engine may use without an allow rule.
+pub const DEFAULT_PORTS: [u16; 2] = [80, 443];
+/// LIM-F9: URL length in characters.
+pub const URL_MAX_CHARS: usize = 2048;
+/// LIM-F10: fetches in flight at once.
+pub const FETCH_CONCURRENCY: u32 = 8;
+/// LIM-F11: parser worker processes.
+pub const PARSE_WORKERS: u32 = 2;
+/// LIM-F12: HTML parse bound on nodes.
+pub const HTML_MAX_NODES: u32 = 100_000;
+/// LIM-F12: HTML parse bound on depth.
+pub const HTML_MAX_DEPTH: u32 = 256;
+
+/// LIM-C6: `web_search` calls per minute.
+pub const SEARCH_PER_MINUTE: u32 = 60;
+/// LIM-C7: `web_fetch` calls per minute.
+pub const FETCH_PER_MINUTE: u32 = 30;
+/// LIM-C8: `engine_status` calls per minute.
+pub const STATUS_PER_MINUTE: u32 = 30;
+
+/// LIM-I1: `tools/list` plus server instructions, serialized, with all tools
+/// and two languages configured.
+pub const TOOL_LIST_MAX_CHARS: usize = 6000;
+/// LIM-I2: one tool's description.
+pub const TOOL_DESCRIPTION_MAX_CHARS: usize = 300;
+/// LIM-I3: one parameter's description.
+pub const PARAMETER_DESCRIPTION_MAX_CHARS: usize = 160;
+/// LIM-I4: an error message.
+pub const ERROR_MESSAGE_MAX_CHARS: usize = 200;
+
+/// LIM-K2: cache entry lifetime.
+pub const CACHE_TTL_S: u64 = 900;
+/// LIM-K3: cache entries.
+pub const CACHE_ENTRIES: u32 = 1000;
+
+/// LIM-W1: one message between processes (a postcard frame).
+pub const FRAME_MAX_BYTES: usize = 8 * 1024 * 1024;
+/// LIM-W2: worker-net address-space limit.
+pub const NET_WORKER_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
+/// LIM-W2: worker-parse address-space limit, each.
+pub const PARSE_WORKER_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Byte bound of one engine answer (the engine profile's driver-declared
+/// bound, REQ-SEC-010). Wikipedia's ten-hit answers are under 10 KiB; a
+/// megabyte leaves room for verbose mirrors without letting a hostile
+/// endpoint fill memory.
+pub const ENGINE_MAX_BYTES: u64 = 1024 * 1024;
+/// Retry-After values are honoured up to this many seconds (design §14).
+pub const RETRY_AFTER_MAX_S: u64 = 3600;

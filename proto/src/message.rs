@@ -1,0 +1,283 @@
+//! The messages themselves. Every field is plain data: the supervisor
+//! decides, the workers do and report.
+
+use serde::{Deserialize, Serialize};
+
+use crate::egress::EgressPolicy;
+
+/// Which worker a process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerKind {
+    /// worker-net: all outbound I/O.
+    Net,
+    /// worker-parse: all hostile bytes.
+    Parse,
+}
+
+impl WorkerKind {
+    /// The process tag of this worker in logs and in the hidden subcommand.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Net => "worker-net",
+            Self::Parse => "worker-parse",
+        }
+    }
+}
+
+/// Log verbosity, handed to a worker on its command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LogLevel {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// The default (LIM-P2).
+    Info,
+    /// Explicit debug mode.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+impl LogLevel {
+    /// The level as `tracing` spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+            Self::Trace => "trace",
+        }
+    }
+}
+
+/// The first frame worker-net reads: what it needs before its first request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetInit {
+    /// The operator's egress rules and static host answers.
+    pub egress: EgressPolicy,
+}
+
+/// The first frame a worker writes once it is ready for requests.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkerHello {
+    /// Which worker answered.
+    pub kind: WorkerKind,
+    /// Its process id, as the worker sees it.
+    pub pid: u32,
+}
+
+/// A frame from the supervisor to a worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ToWorker<R> {
+    /// Work to do; the answer carries the same id.
+    Request {
+        /// Request id, unique per worker process.
+        id: u64,
+        /// The work.
+        body: R,
+    },
+    /// The call behind request `id` no longer matters: stop its work and
+    /// answer nothing.
+    Cancel {
+        /// The request to stop.
+        id: u64,
+    },
+}
+
+/// A frame from a worker to the supervisor.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum FromWorker<A> {
+    /// Sent once, after start-up, before any answer.
+    Hello(WorkerHello),
+    /// The answer to request `id`.
+    Answer {
+        /// The id of the request answered.
+        id: u64,
+        /// The answer.
+        body: A,
+    },
+}
+
+/// One HTTP header, as text. Values that are not UTF-8 are dropped by
+/// worker-net rather than guessed at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Lower-case header name.
+    pub name: String,
+    /// The value.
+    pub value: String,
+}
+
+/// Which egress profile an exchange runs under (design §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Profile {
+    /// A request to a configured engine endpoint: the URL came from the
+    /// operator's configuration, so plain http is allowed when the operator
+    /// wrote it.
+    Engine,
+    /// A request whose destination an agent chose (web_fetch, robots.txt).
+    Agent,
+}
+
+/// Work for worker-net.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum NetRequest {
+    /// One HTTP GET, no redirect followed.
+    Exchange(ExchangeRequest),
+}
+
+/// One HTTP GET under a profile, a deadline and a byte bound (I2).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExchangeRequest {
+    /// Absolute http(s) URL.
+    pub url: String,
+    /// Headers to send besides Host (the supervisor sets User-Agent and
+    /// any credential header).
+    pub headers: Vec<Header>,
+    /// The egress profile.
+    pub profile: Profile,
+    /// Deadline for the whole exchange, connect to last body byte.
+    pub timeout_ms: u64,
+    /// Body bound after decompression; reading stops past it.
+    pub max_body_bytes: u64,
+}
+
+/// Answer of worker-net.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum NetResponse {
+    /// How the exchange ended.
+    Exchange(Result<ExchangeResponse, NetFailure>),
+}
+
+/// A complete HTTP response, body within its bound.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExchangeResponse {
+    /// Status code.
+    pub status: u16,
+    /// Response headers (bounded in number and size by worker-net).
+    pub headers: Vec<Header>,
+    /// The body, at most `max_body_bytes`.
+    pub body: Vec<u8>,
+}
+
+/// Why an exchange produced no response. A closed vocabulary: no peer text
+/// travels in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NetFailure {
+    /// The URL cannot be requested (scheme, host form) under this profile.
+    InvalidUrl,
+    /// The name did not resolve.
+    Resolve,
+    /// Every address of the name was refused by the egress policy. Callers
+    /// must answer this exactly like [`NetFailure::Resolve`]; only logs tell.
+    Refused,
+    /// No address accepted a connection in time.
+    Connect,
+    /// The TLS handshake failed.
+    Tls,
+    /// The deadline passed.
+    Timeout,
+    /// The body exceeded its bound.
+    TooLarge,
+    /// The peer broke HTTP.
+    Protocol,
+}
+
+impl NetFailure {
+    /// A fixed name for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidUrl => "invalid_url",
+            Self::Resolve => "resolve",
+            Self::Refused => "refused",
+            Self::Connect => "connect",
+            Self::Tls => "tls",
+            Self::Timeout => "timeout",
+            Self::TooLarge => "too_large",
+            Self::Protocol => "protocol",
+        }
+    }
+}
+
+/// Engine drivers known to the parser (one per engine type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EngineKind {
+    /// MediaWiki Action API, `list=search`.
+    Wikipedia,
+    /// Brave Search API, web and news endpoints.
+    Brave,
+}
+
+/// Work for worker-parse.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ParseRequest {
+    /// An engine's HTTP answer, to be turned into hits or a failure class.
+    EngineAnswer {
+        /// The driver whose parser applies.
+        engine: EngineKind,
+        /// Base for result URLs the driver builds itself (Wikipedia's
+        /// article path, for example `https://en.wikipedia.org/wiki/`).
+        base_url: String,
+        /// HTTP status.
+        status: u16,
+        /// Response headers.
+        headers: Vec<Header>,
+        /// Response body.
+        body: Vec<u8>,
+    },
+}
+
+/// Answer of worker-parse.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ParseResponse {
+    /// Result of [`ParseRequest::EngineAnswer`].
+    Engine(EngineParse),
+}
+
+/// What an engine answer meant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EngineParse {
+    /// Hits in the engine's order (possibly none).
+    Hits(Vec<EngineHit>),
+    /// The answer was a failure of this class.
+    Failure(EngineFailure),
+}
+
+/// One engine hit, still raw provider text: the supervisor cleans it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineHit {
+    /// Title as the provider sent it (may carry markup and entities).
+    pub title: String,
+    /// Absolute URL.
+    pub url: String,
+    /// Snippet as the provider sent it.
+    pub snippet: String,
+    /// Publication date as `YYYY-MM-DD`, when the engine supplied one.
+    pub date: Option<String>,
+}
+
+/// Engine failure classes a parser can recognise in an answer (the notice
+/// reasons of `engine_unavailable`, less `timeout`, which only the
+/// supervisor observes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EngineFailure {
+    /// The provider's rate limit; `retry_after_ms` when it said.
+    RateLimited {
+        /// The provider's Retry-After, bounded.
+        retry_after_ms: Option<u64>,
+        /// A spent quota of a long window (a monthly allowance), not a
+        /// short request rate: retrying soon will not help, so it deserves
+        /// a longer cooldown.
+        quota: bool,
+    },
+    /// An anti-bot or policy block page.
+    Blocked,
+    /// The credential was refused.
+    AuthFailure,
+    /// The body is not what the driver expects.
+    ParseFailure,
+    /// The provider answered with an error for the request.
+    RequestFailure,
+}

@@ -1,0 +1,289 @@
+//! Configuration: the validated, immutable settings of one process
+//! (design §13.2, ARCHITECTURE.md "Configuration additions";
+//! REQ-CFG-001, REQ-CFG-003..005, REQ-MAIN-003).
+//!
+//! Loading is two steps: the TOML is read into a generic table, then every
+//! key is checked by hand so that *every* problem is reported with its key
+//! path, not only the first (`rypsok check`). Secrets are never values in the
+//! file: only references (`api_key_env`, `api_key_file`), read at start.
+
+pub(crate) mod load;
+#[cfg(test)]
+mod tests;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use rypsok_proto::LogLevel;
+use rypsok_proto::egress::EgressPolicy;
+
+pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
+
+/// The one configuration version this build understands (REQ-MAIN-003).
+pub const CONFIG_VERSION: i64 = 1;
+
+/// Everything the operator can set, validated.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `[service]`.
+    pub service: ServiceConfig,
+    /// `[search]`.
+    pub search: SearchConfig,
+    /// `[fetch]`.
+    pub fetch: FetchConfig,
+    /// `[egress]`.
+    pub egress: EgressConfig,
+    /// `[privacy]`.
+    pub privacy: PrivacyConfig,
+    /// `[logging]`.
+    pub logging: LoggingConfig,
+    /// `[status]`.
+    pub status: StatusConfig,
+    /// `[limits]`.
+    pub limits: LimitsConfig,
+    /// `[http]`.
+    pub http: HttpConfig,
+    /// `[sandbox]`.
+    pub sandbox: SandboxConfig,
+    /// `[engines.NAME]`, in the order the file lists them (preference order).
+    pub engines: Vec<EngineConfig>,
+}
+
+/// `[service]`.
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    /// Send `structuredContent` besides the text (REQ-MCP-011).
+    pub structured_content: bool,
+    /// Operator contact for the User-Agent (REQ-CMP-004).
+    pub contact: String,
+    /// Attach `engines` to every result, not only where a driver requires it.
+    pub attribution: bool,
+}
+
+/// `[search]`.
+#[derive(Debug, Clone)]
+pub struct SearchConfig {
+    /// Languages offered to callers; the first is the default (REQ-SEARCH-004).
+    pub languages: Vec<String>,
+    /// Region code, upper-case ISO 3166-1 alpha-2 (REQ-SEARCH-008).
+    pub region: String,
+    /// Safe-search level (REQ-SEARCH-008).
+    pub safe_search: SafeSearch,
+    /// LIM-S2 default.
+    pub max_results: u32,
+    /// LIM-S2 ceiling.
+    pub max_results_ceiling: u32,
+    /// LIM-S1.
+    pub query_max_chars: usize,
+    /// LIM-S4.
+    pub deadline_ms: u64,
+    /// LIM-S6.
+    pub grace_ms: u64,
+}
+
+/// Safe-search levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SafeSearch {
+    /// No filtering.
+    Off,
+    /// The engines' default filtering.
+    Moderate,
+    /// Strict filtering.
+    Strict,
+}
+
+/// `[fetch]`.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    /// LIM-F1.
+    pub max_chars: u32,
+    /// LIM-F2.
+    pub max_chars_ceiling: u32,
+    /// LIM-F3.
+    pub max_bytes: u64,
+    /// REQ-CMP-005.
+    pub robots_txt: bool,
+    /// REQ-FETCH-006.
+    pub follow_cross_host_redirects: bool,
+    /// REQ-SEC-021.
+    pub strict_mode: bool,
+}
+
+/// `[egress]`.
+#[derive(Debug, Clone)]
+pub struct EgressConfig {
+    /// REQ-FETCH-010: plain http for agent-directed fetches.
+    pub allow_http: bool,
+    /// allow, deny and hosts.
+    pub policy: EgressPolicy,
+}
+
+/// `[privacy]`.
+#[derive(Debug, Clone)]
+pub struct PrivacyConfig {
+    /// LIM-P1.
+    pub secret_detection: SecretDetection,
+}
+
+/// What the secret check does (LIM-P1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretDetection {
+    /// Refuse the call (default).
+    Refuse,
+    /// Proceed and log a warning.
+    Warn,
+    /// Mask the secret and proceed, with a notice.
+    Mask,
+    /// No check.
+    Off,
+}
+
+/// `[logging]`.
+#[derive(Debug, Clone)]
+pub struct LoggingConfig {
+    /// LIM-P2.
+    pub level: LogLevel,
+}
+
+/// `[status]`.
+#[derive(Debug, Clone)]
+pub struct StatusConfig {
+    /// Offer `engine_status` (REQ-STATUS-003).
+    pub enabled: bool,
+}
+
+/// `[limits]`: the configurable LIM values.
+#[derive(Debug, Clone)]
+pub struct LimitsConfig {
+    /// LIM-C6.
+    pub web_search_per_minute: u32,
+    /// LIM-C7.
+    pub web_fetch_per_minute: u32,
+    /// LIM-C8.
+    pub engine_status_per_minute: u32,
+    /// LIM-F10.
+    pub fetch_concurrency: u32,
+    /// LIM-F11.
+    pub parse_workers: u32,
+}
+
+/// `[http]`.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Listener address; loopback by default.
+    pub bind: SocketAddr,
+    /// Bearer token, by reference.
+    pub auth_token: Option<SecretRef>,
+    /// Origins allowed besides none.
+    pub allowed_origins: Vec<String>,
+    /// Host header values allowed besides the loopback names.
+    pub allowed_hosts: Vec<String>,
+}
+
+/// `[sandbox]`: what to do where a confinement layer is unavailable.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Refuse to start workers without seccomp (default true).
+    pub require_seccomp: bool,
+    /// Refuse to start workers without Landlock (default false).
+    pub require_landlock: bool,
+}
+
+/// Where a secret is read from. The secret itself is never stored in the
+/// configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretRef {
+    /// An environment variable's name.
+    Env(String),
+    /// A file's path; its first line, trimmed, is the secret.
+    File(PathBuf),
+}
+
+/// Engine driver types (the `type` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineType {
+    /// MediaWiki Action API.
+    Wikipedia,
+    /// Brave Search API.
+    Brave,
+}
+
+impl EngineType {
+    /// The `type` string.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Wikipedia => "wikipedia",
+            Self::Brave => "brave",
+        }
+    }
+}
+
+/// Search categories (the `category` parameter's vocabulary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// The default.
+    General,
+    /// News.
+    News,
+    /// Science.
+    Science,
+    /// Code.
+    Code,
+}
+
+impl Category {
+    /// Every category, in the order the tool definition lists them.
+    pub const ALL: [Self; 4] = [Self::General, Self::News, Self::Science, Self::Code];
+
+    /// The wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::General => "general",
+            Self::News => "news",
+            Self::Science => "science",
+            Self::Code => "code",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// `[engines.NAME]`.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The table name: lower-case ASCII identifier.
+    pub id: String,
+    /// The driver.
+    pub kind: EngineType,
+    /// Switched on by the operator.
+    pub enabled: bool,
+    /// Categories served.
+    pub categories: Vec<Category>,
+    /// URL template overriding the driver's (`{lang}` substituted).
+    pub endpoint: Option<String>,
+    /// LIM-S5 for this engine.
+    pub timeout_ms: u64,
+    /// Rank-fusion weight.
+    pub weight: f64,
+    /// The credential reference, for drivers that need one.
+    pub credential: Option<SecretRef>,
+}
+
+impl Config {
+    /// The configuration of a run with no file (REQ-CFG-003, REQ-OPS-003).
+    pub fn defaults() -> Self {
+        // The default configuration is the empty file: one path, one truth.
+        match load_str("") {
+            Ok(config) => config,
+            Err(problems) => unreachable_defaults(&problems),
+        }
+    }
+}
+
+#[allow(clippy::panic)] // a build whose defaults do not validate must not ship; tests catch it
+fn unreachable_defaults(problems: &[ConfigProblem]) -> Config {
+    panic!("built-in defaults do not validate: {problems:?}")
+}

@@ -1,0 +1,435 @@
+//! Configuration tests: the built-in defaults, one fixture per refusal under
+//! `testdata/config/`, and the properties no fixture shows alone (order,
+//! secrets never echoed, secret references).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use rypsok_proto::LogLevel;
+use rypsok_proto::egress::{EgressPolicy, RulePort, RuleTarget, StaticHost};
+
+use super::load::{PROJECT_URL, read_secret};
+use super::*;
+use crate::limits;
+
+fn problems(text: &str) -> Vec<String> {
+    match load_str(text) {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems.iter().map(ToString::to_string).collect(),
+    }
+}
+
+fn load(text: &str) -> Config {
+    load_str(text).unwrap_or_else(|p| panic!("unexpected problems: {p:?}"))
+}
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")
+}
+
+/// A file under the system's temporary directory, unique to this test.
+fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("rypsok-config-{}-{name}", std::process::id()));
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+#[test]
+fn every_fixture_gives_exactly_its_expected_problems() {
+    // Verifies: REQ-CFG-005 (each refusal, with its key path, and nothing else)
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(fixture_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 60, "fixtures missing: {}", paths.len());
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected: Vec<&str> = text
+            .lines()
+            .map_while(|line| line.strip_prefix("# expect: "))
+            .collect();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(!expected.is_empty(), "{name}: no `# expect:` line");
+        let actual: Vec<String> = match load_file(&path) {
+            Ok(_) => vec!["ok".to_owned()],
+            Err(problems) => problems.iter().map(ToString::to_string).collect(),
+        };
+        assert_eq!(actual, expected, "{name}");
+    }
+}
+
+#[test]
+fn empty_file_gives_the_documented_defaults() {
+    // Verifies: REQ-CFG-003 (sensible defaults: the LIM values and design §13.2)
+    let c = Config::defaults();
+    assert!(c.service.structured_content);
+    assert_eq!(c.service.contact, PROJECT_URL);
+    assert!(!c.service.attribution);
+
+    assert_eq!(c.search.languages, ["en"]);
+    assert_eq!(c.search.region, "US");
+    assert_eq!(c.search.safe_search, SafeSearch::Moderate);
+    assert_eq!(c.search.max_results, limits::MAX_RESULTS_DEFAULT);
+    assert_eq!(c.search.max_results_ceiling, limits::MAX_RESULTS_CEILING);
+    assert_eq!(c.search.query_max_chars, limits::QUERY_MAX_CHARS);
+    assert_eq!(c.search.deadline_ms, limits::SEARCH_DEADLINE_MS);
+    assert_eq!(c.search.grace_ms, limits::SEARCH_GRACE_MS);
+
+    assert_eq!(c.fetch.max_chars, limits::FETCH_MAX_CHARS_DEFAULT);
+    assert_eq!(c.fetch.max_chars_ceiling, limits::FETCH_MAX_CHARS_CEILING);
+    assert_eq!(c.fetch.max_bytes, limits::FETCH_MAX_BYTES);
+    assert!(c.fetch.robots_txt);
+    assert!(!c.fetch.follow_cross_host_redirects);
+    assert!(!c.fetch.strict_mode);
+
+    assert!(!c.egress.allow_http);
+    assert_eq!(c.egress.policy, EgressPolicy::default());
+    assert_eq!(c.privacy.secret_detection, SecretDetection::Refuse);
+    assert_eq!(c.logging.level, LogLevel::Info);
+    assert!(c.status.enabled);
+
+    assert_eq!(c.limits.web_search_per_minute, limits::SEARCH_PER_MINUTE);
+    assert_eq!(c.limits.web_fetch_per_minute, limits::FETCH_PER_MINUTE);
+    assert_eq!(c.limits.engine_status_per_minute, limits::STATUS_PER_MINUTE);
+    assert_eq!(c.limits.fetch_concurrency, limits::FETCH_CONCURRENCY);
+    assert_eq!(c.limits.parse_workers, limits::PARSE_WORKERS);
+
+    assert_eq!(c.http.bind, "127.0.0.1:8808".parse().unwrap());
+    assert_eq!(c.http.auth_token, None);
+    assert!(c.http.allowed_origins.is_empty());
+    assert!(c.http.allowed_hosts.is_empty());
+    assert!(c.sandbox.require_seccomp);
+    assert!(!c.sandbox.require_landlock);
+}
+
+#[test]
+fn absent_engines_table_gives_wikipedia_then_brave() {
+    // Verifies: REQ-CFG-003 (default engines, in preference order)
+    let engines = Config::defaults().engines;
+    let ids: Vec<&str> = engines.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["wikipedia", "brave"]);
+
+    let wikipedia = &engines[0];
+    assert_eq!(wikipedia.kind, EngineType::Wikipedia);
+    assert!(wikipedia.enabled);
+    assert_eq!(wikipedia.categories, [Category::General, Category::Science]);
+    assert_eq!(wikipedia.endpoint, None);
+    assert_eq!(wikipedia.timeout_ms, limits::ENGINE_TIMEOUT_MS);
+    assert!((wikipedia.weight - 1.0).abs() < f64::EPSILON);
+    assert_eq!(wikipedia.credential, None);
+
+    let brave = &engines[1];
+    assert_eq!(brave.kind, EngineType::Brave);
+    assert_eq!(brave.categories, [Category::General, Category::News]);
+    assert_eq!(
+        brave.credential,
+        Some(SecretRef::Env("BRAVE_API_KEY".to_owned()))
+    );
+}
+
+#[test]
+fn engines_table_lists_exactly_its_engines_in_file_order() {
+    // Verifies: REQ-CFG-005 (the file's engine list is taken as written)
+    let c = load(
+        r#"
+        [engines.zeta]
+        type = "brave"
+        [engines.alpha]
+        type = "wikipedia"
+        [engines.mid]
+        type = "brave"
+        api_key_file = "brave-key"
+        "#,
+    );
+    let ids: Vec<&str> = c.engines.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["zeta", "alpha", "mid"]);
+    assert_eq!(
+        c.engines[0].credential,
+        Some(SecretRef::Env("BRAVE_API_KEY".to_owned()))
+    );
+    assert_eq!(
+        c.engines[2].credential,
+        Some(SecretRef::File(PathBuf::from("brave-key")))
+    );
+    assert!(load("[engines]").engines.is_empty());
+}
+
+#[test]
+fn lowered_ceilings_pull_their_defaults_down() {
+    // Verifies: REQ-CFG-003 (a default never exceeds the ceiling the operator set)
+    let c = load("[search]\nmax_results_ceiling = 3\n[fetch]\nmax_chars_ceiling = 1000");
+    assert_eq!(c.search.max_results, 3);
+    assert_eq!(c.fetch.max_chars, 1000);
+}
+
+#[test]
+fn egress_section_builds_the_policy() {
+    // Verifies: REQ-CFG-005 (egress rules and static hosts are parsed at start)
+    let c = load(
+        r#"
+        [egress]
+        allow = ["Intranet.Example.:8080", "[fd00::]/8:*"]
+        deny = ["*.tracker.example"]
+        [egress.hosts]
+        "Intranet.Example." = ["192.0.2.10", "fd00::10"]
+        "#,
+    );
+    let policy = &c.egress.policy;
+    assert_eq!(
+        policy.allow[0].target,
+        RuleTarget::Host("intranet.example".to_owned())
+    );
+    assert_eq!(policy.allow[0].port, RulePort::Port(8080));
+    assert_eq!(policy.allow[1].port, RulePort::Any);
+    assert_eq!(
+        policy.deny[0].target,
+        RuleTarget::Suffix("tracker.example".to_owned())
+    );
+    let addrs: Vec<IpAddr> = vec!["192.0.2.10".parse().unwrap(), "fd00::10".parse().unwrap()];
+    assert_eq!(
+        policy.hosts,
+        [StaticHost {
+            name: "intranet.example".to_owned(),
+            addrs
+        }]
+    );
+}
+
+#[test]
+fn endpoint_port_is_admitted_by_a_matching_allow_rule() {
+    // Verifies: REQ-CFG-005 (a port outside LIM-F8 needs an allow rule)
+    let endpoint = |allow: &str, url: &str| {
+        problems(&format!(
+            "[egress]\nallow = [{allow}]\n[engines.w]\ntype = \"wikipedia\"\nendpoint = \"{url}\"\n"
+        ))
+    };
+    let refused = ["engines.w.endpoint: port outside 80 and 443 needs an [egress] allow rule"];
+    assert!(endpoint(r#""*.example.org:8443""#, "https://w.example.org:8443/").is_empty());
+    assert!(endpoint(r#""example.org:*""#, "https://example.org:8443/").is_empty());
+    assert!(endpoint(r#""10.0.0.0/8:8080""#, "http://10.1.2.3:8080/").is_empty());
+    assert!(endpoint(r#""[::1]:8080""#, "http://[::1]:8080/{lang}").is_empty());
+    assert_eq!(
+        endpoint(r#""example.org:8080""#, "https://example.org:8443/"),
+        refused
+    );
+    assert_eq!(
+        endpoint(r#""10.0.0.0/8""#, "http://10.1.2.3:8080/"),
+        refused
+    );
+    // An explicit default port is a default port.
+    assert!(endpoint("", "https://{lang}.wikipedia.org:443/w/api.php").is_empty());
+}
+
+#[test]
+fn keys_that_name_a_secret_are_refused_as_inline_secrets() {
+    // Verifies: REQ-CFG-004 (secrets only by reference)
+    let api = "inline secrets are refused; use api_key_env or api_key_file";
+    let auth = "inline secrets are refused; use auth_token_env or auth_token_file";
+    let cases = [
+        (
+            "[engines.b]\ntype = \"brave\"\napi_key = \"x\"",
+            "engines.b.api_key",
+            api,
+        ),
+        (
+            "[engines.b]\ntype = \"brave\"\nAPI-KEY = \"x\"",
+            "engines.b.API-KEY",
+            api,
+        ),
+        (
+            "[engines.b]\ntype = \"brave\"\nsubscription_token = \"x\"",
+            "engines.b.subscription_token",
+            api,
+        ),
+        ("[engines]\nbrave_key = \"x\"", "engines.brave_key", api),
+        ("[search]\npassword = \"x\"", "search.password", api),
+        (
+            "[search]\nproxy_password = \"x\"",
+            "search.proxy_password",
+            api,
+        ),
+        ("secret = \"x\"", "secret", api),
+        ("client_secret = \"x\"", "client_secret", api),
+        ("[http]\ntoken = \"x\"", "http.token", auth),
+        ("[http]\nbearer_token = \"x\"", "http.bearer_token", auth),
+    ];
+    for (text, path, message) in cases {
+        assert_eq!(problems(text), [format!("{path}: {message}")], "{text}");
+    }
+}
+
+#[test]
+fn problems_never_echo_a_value_from_the_file() {
+    // Verifies: REQ-CFG-004 (a pasted secret is not shown back)
+    const SECRET: &str = "sk-live-0123456789abcdef";
+    let text = format!(
+        r#"
+        config_version = 1
+        token = "{SECRET}"
+        [service]
+        contact = "{SECRET}\u0007"
+        [search]
+        languages = ["{SECRET}"]
+        region = "{SECRET}"
+        safe_search = "{SECRET}"
+        [egress]
+        allow = ["{SECRET}:x"]
+        [egress.hosts]
+        "example.org" = ["{SECRET}"]
+        [privacy]
+        secret_detection = "{SECRET}"
+        [http]
+        bind = "{SECRET}"
+        auth_token_env = "{SECRET}-"
+        [engines.b]
+        type = "{SECRET}"
+        endpoint = "https://u:{SECRET}@example.org/"
+        categories = ["{SECRET}"]
+        api_key_env = "{SECRET}!"
+        "#
+    );
+    let found = problems(&text);
+    assert!(found.len() >= 12, "{found:#?}");
+    for problem in &found {
+        assert!(!problem.contains(SECRET), "{problem}");
+        assert!(!problem.contains("sk-live"), "{problem}");
+    }
+}
+
+#[test]
+fn toml_syntax_error_reports_only_the_line() {
+    // Verifies: REQ-CFG-004 (the parser's text, which quotes the file, is dropped)
+    let found = problems("[http]\nbind = \"127.0.0.1:1\"\nauth_token = \"sk-live-x\n");
+    assert_eq!(found, ["the file is not valid TOML (line 3)"]);
+}
+
+#[test]
+fn unsupported_version_stops_validation() {
+    // Verifies: REQ-MAIN-003 (a file of another version is refused as a whole)
+    assert_eq!(
+        problems("config_version = 2\nunknown = 1"),
+        ["config_version: unsupported configuration version; this build reads version 1"]
+    );
+    assert_eq!(
+        problems("config_version = 0"),
+        ["config_version: unsupported configuration version; this build reads version 1"]
+    );
+    assert!(problems("config_version = 1").is_empty());
+}
+
+#[test]
+fn unreadable_file_is_one_problem_without_a_path() {
+    // Verifies: REQ-CFG-005 (a missing file named explicitly is an error)
+    let missing = fixture_dir().join("no-such-file.toml");
+    let problems = load_file(&missing).unwrap_err();
+    assert_eq!(
+        problems,
+        [ConfigProblem {
+            path: String::new(),
+            message: "cannot read the configuration file".to_owned()
+        }]
+    );
+    assert_eq!(
+        problems[0].to_string(),
+        "cannot read the configuration file"
+    );
+}
+
+#[test]
+fn problem_display_joins_path_and_message() {
+    // Verifies: REQ-CFG-005 (problems name their key path)
+    let problem = ConfigProblem {
+        path: "engines.brave.timeout_ms".to_owned(),
+        message: "must be between 100 and 60000".to_owned(),
+    };
+    assert_eq!(
+        problem.to_string(),
+        "engines.brave.timeout_ms: must be between 100 and 60000"
+    );
+}
+
+#[test]
+fn keys_that_need_quotes_are_quoted_in_paths() {
+    // Verifies: REQ-CFG-005 (paths can be pasted back into the file)
+    assert_eq!(
+        problems("[search]\n\"max results\" = 5"),
+        [r#"search."max results": unknown key"#]
+    );
+}
+
+#[test]
+fn choice_spellings_round_trip() {
+    // Verifies: REQ-CFG-005 (each vocabulary is spelled once, through as_str)
+    for level in [SafeSearch::Off, SafeSearch::Moderate, SafeSearch::Strict] {
+        let c = load(&format!("[search]\nsafe_search = \"{}\"", level.as_str()));
+        assert_eq!(c.search.safe_search, level);
+    }
+    for mode in [
+        SecretDetection::Refuse,
+        SecretDetection::Warn,
+        SecretDetection::Mask,
+        SecretDetection::Off,
+    ] {
+        let c = load(&format!(
+            "[privacy]\nsecret_detection = \"{}\"",
+            mode.as_str()
+        ));
+        assert_eq!(c.privacy.secret_detection, mode);
+    }
+    for level in [
+        LogLevel::Error,
+        LogLevel::Warn,
+        LogLevel::Info,
+        LogLevel::Debug,
+        LogLevel::Trace,
+    ] {
+        let c = load(&format!("[logging]\nlevel = \"{}\"", level.as_str()));
+        assert_eq!(c.logging.level, level);
+    }
+    for kind in [EngineType::Wikipedia, EngineType::Brave] {
+        let c = load(&format!("[engines.e]\ntype = \"{}\"", kind.as_str()));
+        assert_eq!(c.engines[0].kind, kind);
+    }
+}
+
+#[test]
+fn read_secret_takes_the_first_line_of_a_file_trimmed() {
+    // Verifies: REQ-CFG-004 (secrets read by reference at start)
+    let path = temp_file("first-line", b"  s3cret-token \nsecond line\n");
+    assert_eq!(
+        read_secret(&SecretRef::File(path.clone())).as_deref(),
+        Some("s3cret-token")
+    );
+    std::fs::remove_file(&path).unwrap();
+    // Gone, empty, blank or not UTF-8: no secret.
+    assert_eq!(read_secret(&SecretRef::File(path)), None);
+    for (name, contents) in [
+        ("empty", &b""[..]),
+        ("blank", b"  \n"),
+        ("binary", b"\xff\xfe\n"),
+    ] {
+        let path = temp_file(name, contents);
+        assert_eq!(read_secret(&SecretRef::File(path.clone())), None, "{name}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn read_secret_reads_an_environment_variable() {
+    // Verifies: REQ-CFG-004 (secrets read by reference at start)
+    // Tests cannot set variables (`set_var` is unsafe and the crate forbids
+    // unsafe code), so they read one that cargo sets for every test run.
+    assert_eq!(
+        read_secret(&SecretRef::Env("CARGO_PKG_NAME".to_owned())).as_deref(),
+        Some(env!("CARGO_PKG_NAME"))
+    );
+    assert_eq!(
+        read_secret(&SecretRef::Env(
+            "RYPSOK_TEST_SURELY_UNSET_VARIABLE".to_owned()
+        )),
+        None
+    );
+}

@@ -1,0 +1,98 @@
+//! Admission records: what a provider asks of rypsok, as engine properties
+//! (REQ-CMP-001, REQ-ENG-010). A driver ships only with its record; engine
+//! selection, the concurrency limiter, the cache and the User-Agent read
+//! these values instead of knowing engines by name.
+
+/// One driver's admission record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Admission {
+    /// Who runs the service.
+    pub(crate) provider: &'static str,
+    /// The official interface the driver uses (REQ-ENG-008).
+    pub(crate) interface: &'static str,
+    /// The provider's published request rate, when it publishes one.
+    pub(crate) rate_limit_per_minute: Option<u32>,
+    /// Requests to this engine in flight at once, per process.
+    pub(crate) concurrency_cap: u32,
+    /// Longest query the engine accepts, in Unicode scalar values; longer
+    /// queries skip the engine with `engine_skipped`, `query_too_long`.
+    /// Compare with [`Admission::accepts_query`], not by hand.
+    pub(crate) max_query_chars: usize,
+    /// Languages the engine honours.
+    pub(crate) languages: LanguageSupport,
+    /// The engine honours `time_range` (otherwise a call with one skips it).
+    pub(crate) time_ranges: bool,
+    /// The provider's terms allow keeping answers in the result cache.
+    pub(crate) cacheable: bool,
+    /// Results must name the engine (`engines`) whatever the operator chose
+    /// (REQ-CMP-003).
+    pub(crate) attribution_required: bool,
+    /// The provider requires a contact in the User-Agent (REQ-CMP-004);
+    /// `check` refuses an empty `[service] contact` while such an engine is
+    /// enabled.
+    pub(crate) needs_contact_in_user_agent: bool,
+    /// The engine is unusable without an operator credential.
+    pub(crate) needs_credential: bool,
+}
+
+impl Admission {
+    /// Whether `query` (trimmed, as validated) is within the engine's query
+    /// length.
+    pub(crate) fn accepts_query(&self, query: &str) -> bool {
+        query.chars().count() <= self.max_query_chars
+    }
+}
+
+/// Which languages an engine can search in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LanguageSupport {
+    /// Any language the configuration accepts.
+    Any,
+    /// Only these codes, as configuration spells them.
+    Listed(&'static [&'static str]),
+}
+
+impl LanguageSupport {
+    /// Whether a configured language code is honoured.
+    pub(crate) fn honours(self, lang: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Listed(codes) => codes.contains(&lang),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORD: Admission = Admission {
+        provider: "Example",
+        interface: "Example API",
+        rate_limit_per_minute: None,
+        concurrency_cap: 1,
+        max_query_chars: 3,
+        languages: LanguageSupport::Listed(&["en", "pt-br"]),
+        time_ranges: false,
+        cacheable: false,
+        attribution_required: false,
+        needs_contact_in_user_agent: false,
+        needs_credential: false,
+    };
+
+    #[test]
+    fn query_length_counts_characters() {
+        // Verifies: REQ-ENG-010, REQ-ENG-007
+        assert!(RECORD.accepts_query("abc"));
+        assert!(RECORD.accepts_query("äöü"));
+        assert!(!RECORD.accepts_query("abcd"));
+    }
+
+    #[test]
+    fn listed_languages_honour_only_their_codes() {
+        // Verifies: REQ-ENG-010, REQ-SEARCH-004
+        assert!(RECORD.languages.honours("pt-br"));
+        assert!(!RECORD.languages.honours("de"));
+        assert!(LanguageSupport::Any.honours("de"));
+    }
+}

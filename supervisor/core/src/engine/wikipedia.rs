@@ -1,0 +1,199 @@
+//! Wikipedia's driver, supervisor half: the admission record and the request
+//! builder (REQ-CMP-001, REQ-ENG-010, REQ-ENG-008). The parser is the other
+//! half, in worker-parse's `engine/wikipedia.rs`; its fixtures are under
+//! worker-parse's `testdata/wikipedia/`.
+//!
+//! The interface is the MediaWiki Action API's full-text search
+//! (`action=query&list=search`), keyless, on the language's own wiki.
+
+use url::form_urlencoded;
+
+use super::admission::{Admission, LanguageSupport};
+
+/// Wikipedia's admission record.
+pub(crate) const ADMISSION: Admission = Admission {
+    provider: "Wikimedia Foundation",
+    interface: "MediaWiki Action API list=search",
+    // Wikimedia publishes no request rate for reads; its API etiquette asks
+    // for consideration instead, which the concurrency cap and the tool's
+    // own rate limit (LIM-C6) provide.
+    rate_limit_per_minute: None,
+    // The API etiquette asks clients to make requests in series rather than
+    // in parallel. Two in flight lets one call's request overlap the end of
+    // another's without ever fanning out; more waits for a slot.
+    concurrency_cap: 2,
+    // CirrusSearch refuses a full-text query longer than 300 characters
+    // (`Searcher::MAX_TEXT_SEARCH`, measured with `mb_strlen`: code points,
+    // not bytes) with `cirrussearch-query-too-long`.
+    max_query_chars: 300,
+    // The language picks the wiki (`{lang}.wikipedia.org`); any code the
+    // configuration accepts names one, and a code without a wiki fails as a
+    // network error, not as a wrong answer.
+    languages: LanguageSupport::Any,
+    // `list=search` has no date filter; its `timestamp` is the last edit.
+    time_ranges: false,
+    // Freely licensed text; Wikimedia's terms put no limit on keeping it.
+    cacheable: true,
+    // Snippets are CC BY-SA text, whose attribution Wikimedia's terms of use
+    // accept as a hyperlink or URL to the article. Every result carries its
+    // article's URL, which is that link, so naming the engine as well is not
+    // required; the operator may still turn `engines` on for all results.
+    attribution_required: false,
+    // The User-Agent policy requires contact information; without it the
+    // edge answers 403 (the parser reports `blocked`).
+    needs_contact_in_user_agent: true,
+    needs_credential: false,
+};
+
+/// Endpoint used when the operator sets none; `{lang}` is the wiki's
+/// language code.
+const DEFAULT_ENDPOINT: &str = "https://{lang}.wikipedia.org/w/api.php";
+
+/// Largest `srlimit` asked for: the parser keeps at most 50 hits, and the
+/// pipeline asks for LIM-S3 anyway.
+const MAX_SRLIMIT: u32 = 50;
+
+/// One search request to Wikipedia.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WikipediaRequest {
+    /// The URL to GET.
+    pub(crate) url: String,
+    /// Article path the parser builds result URLs on.
+    pub(crate) article_base: String,
+}
+
+/// Builds the search request for `query` on the `lang` wiki, asking for
+/// `count` results (at least 1, at most 50). `endpoint` is the operator's
+/// template, `{lang}` substituted; `lang` is already validated by
+/// configuration as `[a-z]{2,3}(-[a-z0-9]+)?`.
+pub(crate) fn build_request(
+    endpoint: Option<&str>,
+    lang: &str,
+    query: &str,
+    count: u32,
+) -> WikipediaRequest {
+    let base = endpoint.unwrap_or(DEFAULT_ENDPOINT).replace("{lang}", lang);
+    let limit = count.clamp(1, MAX_SRLIMIT).to_string();
+    let params = form_urlencoded::Serializer::new(String::new())
+        .append_pair("action", "query")
+        .append_pair("list", "search")
+        .append_pair("format", "json")
+        .append_pair("formatversion", "2")
+        .append_pair("srsearch", query)
+        .append_pair("srlimit", &limit)
+        .append_pair("srprop", "snippet")
+        // Non-ASCII as UTF-8, not `\uXXXX` escapes: smaller answers.
+        .append_pair("utf8", "1")
+        .finish();
+    let separator = match base.rfind('?') {
+        None => "?",
+        Some(at) if at + 1 == base.len() || base.ends_with('&') => "",
+        Some(_) => "&",
+    };
+    WikipediaRequest {
+        url: format!("{base}{separator}{params}"),
+        // Always the real article, even when the endpoint is a mirror or a
+        // test fake: a result must point where a reader finds the article,
+        // and a mirror's article paths are unknown.
+        article_base: format!("https://{lang}.wikipedia.org/wiki/"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn params(url: &str) -> Vec<(String, String)> {
+        let query = url.split_once('?').unwrap().1;
+        form_urlencoded::parse(query.as_bytes())
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn asks_the_language_wiki_for_a_json_full_text_search() {
+        // Verifies: REQ-ENG-001, REQ-ENG-011
+        let request = build_request(None, "en", "counter strike", 10);
+        assert_eq!(
+            request.url,
+            "https://en.wikipedia.org/w/api.php?action=query&list=search&format=json\
+             &formatversion=2&srsearch=counter+strike&srlimit=10&srprop=snippet&utf8=1"
+        );
+        assert_eq!(request.article_base, "https://en.wikipedia.org/wiki/");
+    }
+
+    #[test]
+    fn encodes_the_query_as_one_parameter() {
+        // Verifies: REQ-ENG-001, REQ-SEC-017
+        let request = build_request(None, "de", "a&b=c #frag +plus Größe", 10);
+        assert!(
+            request
+                .url
+                .contains("&srsearch=a%26b%3Dc+%23frag+%2Bplus+Gr%C3%B6%C3%9Fe&srlimit=10&"),
+            "{}",
+            request.url
+        );
+        assert!(!request.url.contains('#'));
+        let srsearch: Vec<_> = params(&request.url)
+            .into_iter()
+            .filter(|(name, _)| name == "srsearch")
+            .collect();
+        assert_eq!(
+            srsearch,
+            [("srsearch".to_owned(), "a&b=c #frag +plus Größe".to_owned())]
+        );
+    }
+
+    #[test]
+    fn substitutes_lang_in_an_endpoint_override() {
+        // Verifies: REQ-ENG-001, REQ-CFG-001
+        let request = build_request(
+            Some("http://127.0.0.1:8080/{lang}/api.php"),
+            "pt-br",
+            "x",
+            10,
+        );
+        assert!(
+            request
+                .url
+                .starts_with("http://127.0.0.1:8080/pt-br/api.php?action=query&")
+        );
+        // Results still point at the real article.
+        assert_eq!(request.article_base, "https://pt-br.wikipedia.org/wiki/");
+        let with_query = build_request(
+            Some("https://mirror.example/api.php?site={lang}"),
+            "fr",
+            "x",
+            10,
+        );
+        assert!(
+            with_query
+                .url
+                .starts_with("https://mirror.example/api.php?site=fr&action=query&")
+        );
+    }
+
+    #[test]
+    fn keeps_srlimit_within_what_the_parser_keeps() {
+        // Verifies: REQ-ENG-011
+        let limit = |count| {
+            params(&build_request(None, "en", "x", count).url)
+                .into_iter()
+                .find(|(name, _)| name == "srlimit")
+                .unwrap()
+                .1
+        };
+        assert_eq!(limit(0), "1");
+        assert_eq!(limit(10), "10");
+        assert_eq!(limit(500), "50");
+    }
+
+    #[test]
+    fn admits_queries_up_to_cirrussearch_length_in_characters() {
+        // Verifies: REQ-ENG-010, REQ-CMP-002
+        assert!(ADMISSION.accepts_query(&"é".repeat(300)));
+        assert!(!ADMISSION.accepts_query(&"e".repeat(301)));
+    }
+}

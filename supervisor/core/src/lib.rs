@@ -1,0 +1,31 @@
+//! rypsok-core: the application services and every policy decision.
+//!
+//! The three tools are [`Services::web_search`], [`Services::web_fetch`] and
+//! [`Services::engine_status`]; each takes the caller's raw argument object,
+//! validates it itself, and answers a [`ToolOutput`]: a response object or
+//! a [`ToolError`] from the contract's closed vocabulary. The services reach
+//! the two workers only through the [`NetPort`] and [`ParsePort`] traits, so
+//! tests run the whole pipeline in one process and the binary plugs in the
+//! process-backed ports.
+//!
+//! [`Config`] is the validated configuration; [`tools`] renders the tool
+//! definitions that follow it. This crate has no MCP SDK dependency (I9).
+#![forbid(unsafe_code)]
+
+mod boundary;
+pub mod config;
+mod engine;
+pub mod error;
+mod health;
+pub mod limits;
+pub mod ports;
+mod search;
+mod services;
+mod status;
+pub mod tools;
+mod validate;
+
+pub use config::{Config, ConfigProblem};
+pub use error::{ErrorKind, ToolError};
+pub use ports::{NetPort, ParsePort, PortError, PortFuture};
+pub use services::{Services, ToolOutput, user_agent};

@@ -1,0 +1,334 @@
+//! The search pipeline (design §6, §7; REQ-AGG-001..009, REQ-RANK-001..007,
+//! REQ-CTX-004, REQ-ERR-001, REQ-ERR-005): select engines, query them
+//! concurrently under the deadline with early completion, merge, rank, clean,
+//! cut, and decide the one outcome.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use rypsok_proto::{
+    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, ParseRequest,
+    ParseResponse, Profile,
+};
+use serde_json::{Value, json};
+use tokio::time::{Instant, sleep_until, timeout_at};
+
+use crate::boundary::{clean_markup_text, Cleaned};
+use crate::engine::SearchContext;
+use crate::error::{EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError, UnavailableReason};
+use crate::limits::{ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS};
+use crate::ports::PortError;
+use crate::services::{ActiveEngine, Services};
+use crate::validate::SearchArgs;
+
+/// How long a worker may take beyond the deadline it was given before the
+/// supervisor declares it hung and kills it (LIM-W3 plus scheduling slack).
+const WORKER_SLACK: Duration = Duration::from_millis(200);
+
+/// Reciprocal-rank constant: the usual 60 of the RRF literature, which keeps
+/// a first place on one engine from outweighing agreement between engines.
+const RRF_K: f64 = 60.0;
+
+/// What one engine contributed.
+#[derive(Debug)]
+enum EngineAnswer {
+    Hits(Vec<EngineHit>),
+    Failed(EngineErrorClass),
+}
+
+/// Runs one `web_search` call whose arguments are valid. `started` is when
+/// the call began; the deadline counts from there.
+pub(crate) async fn search(services: &Services, args: SearchArgs, started: Instant) -> Result<Value, ToolError> {
+    let config = &services.config;
+    let deadline = started + Duration::from_millis(config.search.deadline_ms);
+    let grace = Duration::from_millis(config.search.grace_ms);
+    let mut notices: Vec<Notice> = Vec::new();
+
+    let mut selected: Vec<&ActiveEngine> = Vec::new();
+    for engine in services.active_engines() {
+        if !engine.config.categories.contains(&args.category) {
+            continue;
+        }
+        if selected.len() == ENGINES_PER_CALL {
+            break;
+        }
+        let admission = engine.driver.admission();
+        let skip = if args.time_range.is_some() && !admission.time_ranges {
+            Some(SkipReason::TimeRange)
+        } else if !admission.languages.honours(&args.language) {
+            Some(SkipReason::Language)
+        } else if !admission.accepts_query(&args.query) {
+            Some(SkipReason::QueryTooLong)
+        } else {
+            None
+        };
+        match skip {
+            Some(reason) => notices.push(Notice::engine(NoticeCode::EngineSkipped, &engine.config.id, reason.as_str())),
+            None => selected.push(engine),
+        }
+    }
+    if selected.is_empty() {
+        return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
+    }
+
+    // Query every engine at once; collect answers until all are in, or one
+    // engine filled max_results and the grace ran out, or the deadline.
+    let mut running: FuturesUnordered<_> = selected
+        .iter()
+        .enumerate()
+        .map(|(i, engine)| {
+            let args = &args;
+            async move { (i, query_engine(services, engine, args, deadline).await) }
+        })
+        .collect();
+    let mut answers: Vec<Option<EngineAnswer>> = selected.iter().map(|_| None).collect();
+    let mut stop_at = deadline;
+    loop {
+        tokio::select! {
+            next = running.next() => match next {
+                Some((i, answer)) => {
+                    if let EngineAnswer::Hits(hits) = &answer
+                        && hits.len() >= args.max_results as usize
+                    {
+                        stop_at = stop_at.min(Instant::now() + grace);
+                    }
+                    answers[i] = Some(answer);
+                }
+                None => break,
+            },
+            () = sleep_until(stop_at) => break,
+        }
+    }
+    // Engines still running can no longer matter: dropping their futures
+    // cancels their work in the workers (REQ-AGG-006).
+    drop(running);
+
+    let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
+    let mut failed = 0usize;
+    for (engine, answer) in selected.iter().zip(answers) {
+        match answer {
+            Some(EngineAnswer::Hits(hits)) => per_engine.push((engine, hits)),
+            Some(EngineAnswer::Failed(class)) => {
+                failed += 1;
+                notices.push(Notice::engine(NoticeCode::EngineUnavailable, &engine.config.id, class.as_str()));
+            }
+            None => {
+                failed += 1;
+                let class = EngineErrorClass::Timeout;
+                notices.push(Notice::engine(NoticeCode::EngineUnavailable, &engine.config.id, class.as_str()));
+                tracing::info!(event = "engine_result", engine = %engine.config.id, class = class.as_str(), "engine did not answer in time");
+            }
+        }
+    }
+    if per_engine.is_empty() {
+        let all_timed_out = notices.iter().any(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()))
+            && notices
+                .iter()
+                .filter(|n| n.code == NoticeCode::EngineUnavailable)
+                .all(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()));
+        let reason = if all_timed_out { UnavailableReason::Deadline } else { UnavailableReason::AllFailed };
+        return Err(ToolError::unavailable(reason, None));
+    }
+
+    let results = merge(services, per_engine, args.max_results as usize, &mut notices);
+    let outcome = match (results.is_empty(), failed) {
+        (true, _) => Outcome::Empty,
+        (false, 0) => Outcome::Ok,
+        (false, _) => Outcome::Partial,
+    };
+    Ok(json!({ "outcome": outcome.as_str(), "notices": notices, "results": results }))
+}
+
+/// Queries one engine: build, exchange in worker-net, parse in worker-parse,
+/// classify, record health.
+async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchArgs, search_deadline: Instant) -> EngineAnswer {
+    let id = engine.config.id.as_str();
+    let engine_deadline = search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
+    let Ok(_permit) = timeout_at(engine_deadline, engine.concurrency.acquire()).await else {
+        return EngineAnswer::Failed(EngineErrorClass::Timeout);
+    };
+    let count = RESULTS_PER_ENGINE;
+    let ctx = SearchContext {
+        lang: &args.language,
+        query: &args.query,
+        count,
+        category: args.category,
+        region: &services.config.search.region,
+        safe_search: services.config.search.safe_search,
+        time_range: args.time_range,
+        credential: engine.credential.as_ref(),
+    };
+    let built = engine.driver.build(&engine.config, &ctx);
+    let mut headers = vec![Header { name: "user-agent".to_owned(), value: services.user_agent.clone() }];
+    headers.extend(built.headers);
+    let started = Instant::now();
+    let remaining_ms = u64::try_from(engine_deadline.saturating_duration_since(started).as_millis()).unwrap_or(u64::MAX);
+    let exchange = ExchangeRequest {
+        url: built.url,
+        headers,
+        profile: Profile::Engine,
+        timeout_ms: remaining_ms,
+        max_body_bytes: ENGINE_MAX_BYTES,
+    };
+    let response = match services.net.exchange(exchange, engine_deadline + WORKER_SLACK).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(failure)) => return failed(id, classify_net(failure)),
+        Err(e) => return failed(id, classify_port(e)),
+    };
+    let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    services.health.record_completion(id, latency_ms);
+    let parse = ParseRequest::EngineAnswer {
+        engine: built.parser,
+        base_url: built.base_url,
+        status: response.status,
+        headers: response.headers,
+        body: response.body,
+    };
+    match services.parse.parse(parse, engine_deadline + WORKER_SLACK).await {
+        Ok(ParseResponse::Engine(EngineParse::Hits(hits))) => {
+            tracing::info!(event = "engine_result", engine = id, latency_ms, count = hits.len(), "engine answered");
+            EngineAnswer::Hits(hits)
+        }
+        Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
+        Err(e) => failed(id, classify_port(e)),
+    }
+}
+
+fn failed(engine: &str, class: EngineErrorClass) -> EngineAnswer {
+    tracing::info!(event = "engine_result", engine, class = class.as_str(), "engine failed");
+    EngineAnswer::Failed(class)
+}
+
+fn classify_net(failure: NetFailure) -> EngineErrorClass {
+    match failure {
+        NetFailure::Timeout => EngineErrorClass::Timeout,
+        // An answer past the driver's bound is not an answer the driver can read.
+        NetFailure::TooLarge => EngineErrorClass::ParseFailure,
+        NetFailure::InvalidUrl
+        | NetFailure::Resolve
+        | NetFailure::Refused
+        | NetFailure::Connect
+        | NetFailure::Tls
+        | NetFailure::Protocol => EngineErrorClass::RequestFailure,
+    }
+}
+
+fn classify_port(error: PortError) -> EngineErrorClass {
+    match error {
+        PortError::Timeout => EngineErrorClass::Timeout,
+        PortError::Unavailable | PortError::WorkerFailed => EngineErrorClass::RequestFailure,
+    }
+}
+
+fn classify_engine(failure: EngineFailure) -> EngineErrorClass {
+    match failure {
+        EngineFailure::RateLimited { .. } => EngineErrorClass::RateLimited,
+        EngineFailure::Blocked => EngineErrorClass::Blocked,
+        EngineFailure::AuthFailure => EngineErrorClass::AuthFailure,
+        EngineFailure::ParseFailure => EngineErrorClass::ParseFailure,
+        EngineFailure::RequestFailure => EngineErrorClass::RequestFailure,
+    }
+}
+
+/// One result after merging.
+struct Merged {
+    hit: EngineHit,
+    score: f64,
+    best_rank: usize,
+    engines: Vec<String>,
+}
+
+/// Deduplicates across engines by comparison key, fuses ranks, orders
+/// totally, cleans and cuts (REQ-RANK-004..007, REQ-CTX-004).
+fn merge(
+    services: &Services,
+    per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
+    max_results: usize,
+    notices: &mut Vec<Notice>,
+) -> Vec<Value> {
+    let mut merged: Vec<Merged> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for (engine, hits) in per_engine {
+        for (rank, hit) in hits.into_iter().enumerate() {
+            let key = comparison_key(&hit.url);
+            let score = engine.config.weight / (RRF_K + rank as f64 + 1.0);
+            match by_key.get(&key) {
+                Some(&i) => {
+                    let m = &mut merged[i];
+                    m.score += score;
+                    m.best_rank = m.best_rank.min(rank);
+                    if !m.engines.contains(&engine.config.id) {
+                        m.engines.push(engine.config.id.clone());
+                    }
+                }
+                None => {
+                    by_key.insert(key, merged.len());
+                    merged.push(Merged { hit, score, best_rank: rank, engines: vec![engine.config.id.clone()] });
+                }
+            }
+        }
+    }
+    // A total order: score, then best rank, then URL bytes, so identical
+    // engine answers give identical output (I8).
+    merged.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.best_rank.cmp(&b.best_rank))
+            .then_with(|| a.hit.url.cmp(&b.hit.url))
+    });
+    merged.truncate(max_results);
+
+    let (mut titles_cut, mut snippets_cut, mut removed) = (0u64, 0u64, 0u64);
+    let mut count = |c: &Cleaned, cut: &mut u64| {
+        *cut += u64::from(c.truncated);
+        removed += c.removed as u64;
+    };
+    let attribution = services.config.service.attribution;
+    let results = merged
+        .into_iter()
+        .map(|m| {
+            let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
+            count(&title, &mut titles_cut);
+            let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
+            count(&snippet, &mut snippets_cut);
+            let mut result = json!({ "title": title.text, "url": m.hit.url, "snippet": snippet.text });
+            if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
+                obj.insert("date".to_owned(), json!(date));
+            }
+            let required = m.engines.iter().any(|id| services.attribution_required(id));
+            if let (true, Some(obj)) = (attribution || required, result.as_object_mut()) {
+                obj.insert("engines".to_owned(), json!(m.engines));
+            }
+            result
+        })
+        .collect();
+    for (code, n) in [
+        (NoticeCode::SnippetTruncated, snippets_cut),
+        (NoticeCode::TitleTruncated, titles_cut),
+        (NoticeCode::CharactersRemoved, removed),
+    ] {
+        if n > 0 {
+            notices.push(Notice::counted(code, n));
+        }
+    }
+    results
+}
+
+/// The comparison key of a result URL: scheme-insensitive, host lower-cased
+/// without `www.`, no fragment, no trailing slash. The full key of
+/// REQ-RANK-002 (tracking parameters, query order) refines this.
+fn comparison_key(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            let host = u.host_str().unwrap_or_default().trim_start_matches("www.").to_ascii_lowercase();
+            let path = u.path().trim_end_matches('/');
+            match u.query() {
+                Some(q) => format!("{host}{path}?{q}"),
+                None => format!("{host}{path}"),
+            }
+        }
+        Err(_) => url.to_owned(),
+    }
+}

@@ -1,0 +1,271 @@
+//! Argument validation for the three tools (REQ-SEARCH-001..006,
+//! REQ-FETCH-003, REQ-FETCH-005). The raw argument object is checked by hand
+//! rather than through typed SDK parameters, so that a bad argument is an
+//! `invalid_request` tool error that never echoes the caller's input.
+
+use serde_json::{Map, Value};
+
+use crate::config::{Category, Config};
+use crate::error::ToolError;
+use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
+
+/// `time_range` values (REQ-SEARCH-005).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeRange {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+impl TimeRange {
+    pub(crate) const ALL: [Self; 4] = [Self::Day, Self::Week, Self::Month, Self::Year];
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Week => "week",
+            Self::Month => "month",
+            Self::Year => "year",
+        }
+    }
+}
+
+/// A validated `web_search` call.
+#[derive(Debug, Clone)]
+pub(crate) struct SearchArgs {
+    /// Trimmed query.
+    pub(crate) query: String,
+    pub(crate) category: Category,
+    pub(crate) max_results: u32,
+    /// One of the configured languages.
+    pub(crate) language: String,
+    pub(crate) time_range: Option<TimeRange>,
+}
+
+/// A validated `web_fetch` call.
+#[derive(Debug, Clone)]
+pub(crate) struct FetchArgs {
+    #[allow(dead_code)] // read by the fetch pipeline, which lands separately
+    pub(crate) url: String,
+    #[allow(dead_code)]
+    pub(crate) max_chars: u32,
+    #[allow(dead_code)]
+    pub(crate) start_char: u64,
+}
+
+/// The categories an enabled engine serves, in the schema's order.
+pub(crate) fn served_categories(config: &Config, is_active: impl Fn(&str) -> bool) -> Vec<Category> {
+    Category::ALL
+        .into_iter()
+        .filter(|c| config.engines.iter().any(|e| is_active(&e.id) && e.categories.contains(c)))
+        .collect()
+}
+
+/// The parameter names `web_search` takes under this configuration.
+pub(crate) fn search_parameters(config: &Config) -> Vec<&'static str> {
+    let mut names = vec!["query", "category", "max_results"];
+    if config.search.languages.len() >= 2 {
+        names.push("language");
+    }
+    names.push("time_range");
+    names
+}
+
+/// The parameter names `web_fetch` takes.
+pub(crate) const FETCH_PARAMETERS: [&str; 3] = ["url", "max_chars", "start_char"];
+
+fn refuse_unknown(args: &Map<String, Value>, allowed: &[&'static str]) -> Result<(), ToolError> {
+    if args.keys().any(|k| !allowed.contains(&k.as_str())) {
+        return Err(ToolError::unknown_parameter(allowed));
+    }
+    Ok(())
+}
+
+fn integer(args: &Map<String, Value>, name: &'static str, min: u64, max: u64) -> Result<Option<u64>, ToolError> {
+    match args.get(name) {
+        None => Ok(None),
+        Some(Value::Number(n)) => {
+            let out_of_range = || ToolError::out_of_range(name, min, max);
+            if let Some(v) = n.as_u64() {
+                return if (min..=max).contains(&v) { Ok(Some(v)) } else { Err(out_of_range()) };
+            }
+            if n.as_i64().is_some() {
+                return Err(out_of_range()); // negative
+            }
+            // 3.0 is an integer to a JSON reader; 3.5 is not.
+            match n.as_f64() {
+                Some(f) if f.fract() == 0.0 => {
+                    #[allow(clippy::cast_precision_loss)] // rounding a bound by one unit is harmless
+                    let (lo, hi) = (min as f64, max as f64);
+                    if (lo..=hi).contains(&f) {
+                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                        // integral and within [min, max]
+                        Ok(Some(f as u64))
+                    } else {
+                        Err(out_of_range())
+                    }
+                }
+                _ => Err(ToolError::wrong_type(name, "an integer")),
+            }
+        }
+        Some(_) => Err(ToolError::wrong_type(name, "an integer")),
+    }
+}
+
+fn string<'a>(args: &'a Map<String, Value>, name: &'static str) -> Result<Option<&'a str>, ToolError> {
+    match args.get(name) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ToolError::wrong_type(name, "a string")),
+    }
+}
+
+/// Validates `web_search` arguments against the configuration.
+pub(crate) fn search_args(
+    config: &Config,
+    served: &[Category],
+    args: &Map<String, Value>,
+) -> Result<SearchArgs, ToolError> {
+    refuse_unknown(args, &search_parameters(config))?;
+    let max = config.search.query_max_chars;
+    let query = string(args, "query")?.ok_or_else(|| ToolError::missing("query"))?.trim();
+    let length = query.chars().count();
+    if length == 0 || length > max {
+        return Err(ToolError::bad_length("query", 1, max as u64));
+    }
+    let category = match string(args, "category")? {
+        None => Category::General,
+        Some(s) => match Category::parse(s).filter(|c| served.contains(c)) {
+            Some(c) => c,
+            None => {
+                let allowed: Vec<&str> = served.iter().map(|c| c.as_str()).collect();
+                return Err(ToolError::not_allowed("category", &allowed));
+            }
+        },
+    };
+    let ceiling = u64::from(config.search.max_results_ceiling);
+    let max_results = integer(args, "max_results", 1, ceiling)?
+        .map_or(config.search.max_results, |v| u32::try_from(v).unwrap_or(u32::MAX));
+    let languages = &config.search.languages;
+    let language = match string(args, "language")? {
+        None => languages.first().cloned().unwrap_or_default(),
+        Some(s) => match languages.iter().find(|l| l.as_str() == s) {
+            Some(l) => l.clone(),
+            None => {
+                let allowed: Vec<&str> = languages.iter().map(String::as_str).collect();
+                return Err(ToolError::not_allowed("language", &allowed));
+            }
+        },
+    };
+    let time_range = match string(args, "time_range")? {
+        None => None,
+        Some(s) => match TimeRange::ALL.into_iter().find(|t| t.as_str() == s) {
+            Some(t) => Some(t),
+            None => {
+                let allowed: Vec<&str> = TimeRange::ALL.iter().map(|t| t.as_str()).collect();
+                return Err(ToolError::not_allowed("time_range", &allowed));
+            }
+        },
+    };
+    Ok(SearchArgs { query: query.to_owned(), category, max_results, language, time_range })
+}
+
+/// Validates `web_fetch` arguments (the URL's policy is the fetch
+/// pipeline's, not this function's).
+pub(crate) fn fetch_args(config: &Config, args: &Map<String, Value>) -> Result<FetchArgs, ToolError> {
+    refuse_unknown(args, &FETCH_PARAMETERS)?;
+    let url = string(args, "url")?.ok_or_else(|| ToolError::missing("url"))?;
+    let length = url.chars().count();
+    if length == 0 || length > URL_MAX_CHARS {
+        return Err(ToolError::bad_length("url", 1, URL_MAX_CHARS as u64));
+    }
+    let ceiling = u64::from(config.fetch.max_chars_ceiling);
+    let max_chars = integer(args, "max_chars", u64::from(FETCH_MAX_CHARS_FLOOR), ceiling)?
+        .map_or(config.fetch.max_chars, |v| u32::try_from(v).unwrap_or(u32::MAX));
+    let start_char = integer(args, "start_char", 0, u64::MAX)?.unwrap_or(0);
+    Ok(FetchArgs { url: url.to_owned(), max_chars, start_char })
+}
+
+/// Validates `engine_status` arguments: there are none.
+pub(crate) fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
+    refuse_unknown(args, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn search(v: Value) -> Result<SearchArgs, ToolError> {
+        let config = Config::defaults();
+        search_args(&config, &[Category::General, Category::Science], &args(v))
+    }
+
+    // Verifies: REQ-SEARCH-001 (1 to LIM-S1 characters after trimming)
+    #[test]
+    fn refuses_a_query_of_only_spaces_and_one_over_the_bound() {
+        let e = search(json!({"query": "   "})).unwrap_err();
+        assert_eq!(e.to_json()["error"]["detail"], json!({"parameter": "query", "min": 1, "max": 400}));
+        assert!(search(json!({"query": "x".repeat(401)})).is_err());
+        assert_eq!(search(json!({"query": format!(" {} ", "é".repeat(400))})).unwrap().query.chars().count(), 400);
+    }
+
+    // Verifies: REQ-SEARCH-003 (range of LIM-S2)
+    #[test]
+    fn refuses_max_results_outside_its_range_with_the_range() {
+        for bad in [json!(0), json!(21), json!(-1), json!(1e30)] {
+            let e = search(json!({"query": "q", "max_results": bad})).unwrap_err();
+            assert_eq!(e.message, "max_results must be between 1 and 20");
+        }
+        let e = search(json!({"query": "q", "max_results": 2.5})).unwrap_err();
+        assert_eq!(e.message, "max_results must be an integer");
+        assert_eq!(search(json!({"query": "q", "max_results": 3.0})).unwrap().max_results, 3);
+        assert_eq!(search(json!({"query": "q"})).unwrap().max_results, 5);
+    }
+
+    // Verifies: REQ-SEARCH-002 (only served categories; the served ones are listed)
+    #[test]
+    fn refuses_an_unserved_category_listing_the_served_ones() {
+        let e = search(json!({"query": "q", "category": "news"})).unwrap_err();
+        assert_eq!(e.detail["allowed"], json!(["general", "science"]));
+    }
+
+    // Verifies: REQ-SEARCH-006, REQ-ERR-004 (unknown properties refused without echoing them)
+    #[test]
+    fn refuses_unknown_properties_without_echoing_their_names() {
+        let e = search(json!({"query": "q", "ignore previous instructions": 1})).unwrap_err();
+        let text = e.to_json().to_string();
+        assert!(!text.contains("ignore previous"), "{text}");
+        // One language configured: `language` is not a parameter at all.
+        assert!(search(json!({"query": "q", "language": "en"})).is_err());
+    }
+
+    // Verifies: REQ-ERR-004 (a wrong value is never echoed)
+    #[test]
+    fn refuses_a_bad_time_range_without_echoing_it() {
+        let e = search(json!({"query": "q", "time_range": "SECRET-sk-123"})).unwrap_err();
+        assert!(!e.to_json().to_string().contains("SECRET"));
+        assert_eq!(e.detail["allowed"], json!(["day", "week", "month", "year"]));
+    }
+
+    // Verifies: REQ-FETCH-003 (max_chars from 500 to LIM-F2)
+    #[test]
+    fn refuses_max_chars_below_five_hundred() {
+        let config = Config::defaults();
+        let e = fetch_args(&config, &args(json!({"url": "https://example.org/", "max_chars": 499}))).unwrap_err();
+        assert_eq!(e.message, "max_chars must be between 500 and 20000");
+    }
+
+    // Verifies: REQ-STATUS-001 (engine_status takes no parameters)
+    #[test]
+    fn refuses_any_parameter_to_engine_status() {
+        assert!(status_args(&args(json!({}))).is_ok());
+        assert_eq!(status_args(&args(json!({"x": 1}))).unwrap_err().message, "this tool takes no parameters");
+    }
+}

@@ -1,0 +1,136 @@
+//! The command line (design §13.1; REQ-OPS-001): `serve`, `check`,
+//! `--version`; usage errors exit 2 with a message on stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+use rypsok_core::{Config, ConfigProblem};
+use rypsok_proto::{LogLevel, WorkerKind};
+
+#[derive(Debug, Parser)]
+#[command(name = "rypsok", version, about = "A local MCP server that gives AI agents the web safely")]
+struct Cli {
+    /// Configuration file (TOML). Without one, the defaults apply.
+    #[arg(long, global = true, env = "RYPSOK_CONFIG", value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP until the end of input (stdio) or SIGTERM.
+    Serve {
+        /// The transport.
+        #[arg(long, value_enum)]
+        transport: Transport,
+    },
+    /// Validate the configuration: exit 0 when valid, 1 with every problem.
+    Check,
+    /// A worker process (started by rypsok itself).
+    #[command(name = "__worker", hide = true)]
+    Worker {
+        #[arg(value_enum)]
+        kind: WorkerArg,
+        #[arg(long)]
+        parent: u32,
+        #[arg(long, value_enum)]
+        log_level: LevelArg,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum WorkerArg {
+    #[value(name = "worker-net")]
+    Net,
+    #[value(name = "worker-parse")]
+    Parse,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LevelArg {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl From<LevelArg> for LogLevel {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::Error => Self::Error,
+            LevelArg::Warn => Self::Warn,
+            LevelArg::Info => Self::Info,
+            LevelArg::Debug => Self::Debug,
+            LevelArg::Trace => Self::Trace,
+        }
+    }
+}
+
+/// Exit code of a usage error (§13.1).
+const USAGE: u8 = 2;
+
+#[allow(clippy::print_stderr)] // the operator's terminal, before and instead of logging
+pub(crate) fn run() -> Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are answers, not errors; clap knows which.
+            let _ = e.print();
+            return Ok(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(USAGE)));
+        }
+    };
+    match cli.command {
+        Command::Worker { kind, parent, log_level } => {
+            let kind = match kind {
+                WorkerArg::Net => WorkerKind::Net,
+                WorkerArg::Parse => WorkerKind::Parse,
+            };
+            Ok(crate::worker::run(kind, parent, log_level.into()))
+        }
+        Command::Check => match load(cli.config.as_deref()) {
+            Ok(_) => {
+                eprintln!("configuration valid");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(problems) => {
+                for p in &problems {
+                    eprintln!("{p}");
+                }
+                eprintln!("configuration invalid: {} problem(s)", problems.len());
+                Ok(ExitCode::from(1))
+            }
+        },
+        Command::Serve { transport: Transport::Http } => {
+            eprintln!("rypsok: the http transport is not available in this version; use --transport stdio");
+            Ok(ExitCode::from(USAGE))
+        }
+        Command::Serve { transport: Transport::Stdio } => match load(cli.config.as_deref()) {
+            Ok(config) => crate::serve::stdio(config),
+            Err(problems) => {
+                for p in &problems {
+                    eprintln!("{p}");
+                }
+                eprintln!("rypsok: the configuration is invalid; nothing started (see `rypsok check`)");
+                Ok(ExitCode::from(1))
+            }
+        },
+    }
+}
+
+/// Loads the configuration file, or the defaults when none is named.
+fn load(path: Option<&std::path::Path>) -> Result<Config, Vec<ConfigProblem>> {
+    match path {
+        Some(path) => rypsok_core::config::load_file(path),
+        None => Ok(Config::defaults()),
+    }
+}

@@ -1,0 +1,95 @@
+//! `rypsok serve --transport stdio`: start the workers, serve MCP on
+//! stdin/stdout until end of input or SIGTERM, then stop every worker
+//! (REQ-MCP-002, REQ-OPS-002, REQ-OPS-003).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::stdio_pipes;
+use rypsok_core::{Config, Services};
+use rypsok_proto::{NetInit, WorkerKind};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::Adapter;
+use crate::workers::{Spawner, WorkerSpec, Workers};
+
+/// Longest MCP message line accepted on stdin; a longer one is dropped.
+/// The same bound as an HTTP request body (LIM-H2).
+const MAX_LINE_BYTES: usize = 1024 * 1024;
+
+/// Serves MCP over stdio.
+pub(crate) fn stdio(config: Config) -> Result<ExitCode> {
+    crate::telemetry::init("supervisor", config.logging.level);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    let result = runtime.block_on(serve(config));
+    // A blocking read on a terminal stdin must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+async fn serve(config: Config) -> Result<ExitCode> {
+    let config = Arc::new(config);
+    // Re-execute this very binary, even if the file was replaced since.
+    let exe = PathBuf::from("/proc/self/exe");
+    let spawner = Spawner::start().context("starting the spawner thread")?;
+    let level = config.logging.level;
+    let net = WorkerSpec {
+        kind: WorkerKind::Net,
+        exe: exe.clone(),
+        log_level: level,
+        net_init: Some(NetInit { egress: config.egress.policy.clone() }),
+    };
+    let parse = WorkerSpec { kind: WorkerKind::Parse, exe, log_level: level, net_init: None };
+    let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
+    let workers = Arc::new(Workers::new(net, parse, parse_workers, spawner));
+    if workers.start_all().await.is_err() {
+        // Calls answer unavailable until a worker can be started; the
+        // reason is in the worker_start_failed line above.
+        tracing::error!(event = "workers_unavailable", "not every worker could be started");
+    }
+    let pids = workers.pids().await;
+    tracing::info!(
+        event = "started",
+        transport = "stdio",
+        workers = pids.len(),
+        version = env!("CARGO_PKG_VERSION"),
+        "rypsok serving"
+    );
+
+    let services = Arc::new(Services::new(Arc::clone(&config), workers.clone(), workers.clone()));
+    let adapter = Adapter::new(services, "stdio");
+    let ct = CancellationToken::new();
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let on_signal = ct.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        tracing::info!(event = "shutdown", cause = "signal", "shutting down");
+        on_signal.cancel();
+    });
+
+    let (reader, writer) = stdio_pipes();
+    let transport = AsyncRwTransport::new_server(reader, writer).with_max_line_length(MAX_LINE_BYTES);
+    match adapter.serve_with_ct(transport, ct.clone()).await {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        // End of input or a signal before any request: a clean stop too.
+        Err(e) => tracing::info!(event = "session_ended", reason = %e, "session ended before it began"),
+    }
+    workers.shutdown().await;
+    tracing::info!(event = "stopped", "rypsok stopped");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,36 @@
+//! The hidden `__worker` subcommand: the life of a worker process.
+
+use std::process::ExitCode;
+
+use nix::sys::signal::Signal;
+use rypsok_proto::{LogLevel, WorkerKind};
+
+/// Runs a worker until the supervisor closes its pipe.
+pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
+    // Never an orphan: die with the supervisor, and check that the
+    // supervisor did not die before the signal was armed.
+    if nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).is_err()
+        || u32::try_from(nix::unistd::getppid().as_raw()).ok() != Some(parent)
+    {
+        return ExitCode::FAILURE;
+    }
+    crate::telemetry::init(kind.as_str(), level);
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(_) => return ExitCode::FAILURE,
+    };
+    let result = runtime.block_on(async {
+        let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+        match kind {
+            WorkerKind::Net => rypsok_worker_net::serve(stdin, stdout).await,
+            WorkerKind::Parse => rypsok_worker_parse::serve(stdin, stdout).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(event = "worker_protocol_error", error = %e, "worker ends: the supervisor's stream broke");
+            ExitCode::FAILURE
+        }
+    }
+}

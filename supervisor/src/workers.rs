@@ -1,0 +1,454 @@
+//! Worker supervision: start, talk to, watch, kill and replace the worker
+//! processes, and the process-backed [`NetPort`] and [`ParsePort`].
+//!
+//! Each worker is this same binary re-executed with a hidden subcommand,
+//! its environment emptied (no secret reaches a worker) and its stdin and
+//! stdout as the two pipes of the frame protocol; stderr is shared for logs.
+//! A worker that exits, sends a frame that does not decode, or misses the
+//! deadline of a request it holds is killed; its pending calls fail at once
+//! and the next call starts a replacement, with backoff when it keeps dying.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rypsok_core::PortFuture;
+use rypsok_core::{NetPort, ParsePort, PortError};
+use rypsok_proto::{
+    ExchangeRequest, ExchangeResponse, FrameError, FromWorker, LogLevel, NetFailure, NetInit,
+    NetRequest, NetResponse, ParseRequest, ParseResponse, ToWorker, WorkerKind, read_frame,
+    write_frame,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::time::{Instant, timeout, timeout_at};
+
+/// Time a new worker has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Deaths within this window count towards backoff.
+const DEATH_WINDOW: Duration = Duration::from_secs(30);
+/// Deaths in the window before restarts are delayed.
+const DEATHS_BEFORE_BACKOFF: usize = 3;
+/// Longest delay between restarts of a worker that keeps dying.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// How to start one kind of worker.
+#[derive(Debug, Clone)]
+pub(crate) struct WorkerSpec {
+    pub(crate) kind: WorkerKind,
+    pub(crate) exe: PathBuf,
+    pub(crate) log_level: LogLevel,
+    /// worker-net's init frame; worker-parse has none.
+    pub(crate) net_init: Option<NetInit>,
+}
+
+/// The request and answer types of one kind of worker.
+pub(crate) trait Protocol: Send + Sync + 'static {
+    type Request: Serialize + Send + Sync + 'static;
+    type Answer: DeserializeOwned + Send + 'static;
+    /// Whether a cancelled request can be stopped inside the worker
+    /// (worker-net aborts the task). A parser computing on a request cannot
+    /// be interrupted, so cancelling it means killing the process.
+    const CANCEL_IN_PLACE: bool;
+}
+
+pub(crate) struct Net;
+impl Protocol for Net {
+    type Request = NetRequest;
+    type Answer = NetResponse;
+    const CANCEL_IN_PLACE: bool = true;
+}
+
+pub(crate) struct Parse;
+impl Protocol for Parse {
+    type Request = ParseRequest;
+    type Answer = ParseResponse;
+    const CANCEL_IN_PLACE: bool = false;
+}
+
+/// Spawns children from one long-lived thread. The parent-death signal a
+/// worker sets is tied to the thread that forked it, so forking from a
+/// runtime thread that may later exit would kill a healthy worker.
+#[derive(Debug, Clone)]
+pub(crate) struct Spawner {
+    tx: std::sync::mpsc::Sender<(Command, oneshot::Sender<std::io::Result<Child>>)>,
+}
+
+impl Spawner {
+    pub(crate) fn start() -> std::io::Result<Self> {
+        let (tx, rx) = std::sync::mpsc::channel::<(Command, oneshot::Sender<std::io::Result<Child>>)>();
+        std::thread::Builder::new().name("rypsok-spawner".to_owned()).spawn(move || {
+            while let Ok((mut cmd, reply)) = rx.recv() {
+                let _ = reply.send(cmd.spawn());
+            }
+        })?;
+        Ok(Self { tx })
+    }
+
+    async fn spawn(&self, cmd: Command) -> std::io::Result<Child> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send((cmd, reply))
+            .map_err(|_| std::io::Error::other("spawner thread ended"))?;
+        answer.await.map_err(|_| std::io::Error::other("spawner thread ended"))?
+    }
+}
+
+/// One live worker process.
+struct Conn<P: Protocol> {
+    kind: WorkerKind,
+    pid: u32,
+    outbox: mpsc::UnboundedSender<ToWorker<P::Request>>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<P::Answer>>>,
+    next_id: AtomicU64,
+    alive: AtomicBool,
+    child: Mutex<Option<Child>>,
+}
+
+impl<P: Protocol> Conn<P> {
+    fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Kills the process (if still running), fails every pending call, and
+    /// reaps the child off the runtime's threads.
+    fn kill(&self, why: &'static str) {
+        if self.alive.swap(false, Ordering::AcqRel) {
+            tracing::warn!(event = "worker_killed", worker = self.kind.as_str(), pid = self.pid, reason = why, "worker killed; it will be replaced");
+        }
+        lock(&self.pending).clear();
+        if let Some(mut child) = lock(&self.child).take() {
+            let _ = child.kill();
+            tokio::task::spawn_blocking(move || {
+                let _ = child.wait();
+            });
+        }
+    }
+
+    fn forget(&self, id: u64) -> bool {
+        lock(&self.pending).remove(&id).is_some()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes a call's pending entry and tells the worker when the call is
+/// dropped before its answer arrived (the caller no longer cares).
+struct CancelOnDrop<'a, P: Protocol> {
+    conn: &'a Arc<Conn<P>>,
+    id: u64,
+    armed: bool,
+}
+
+impl<P: Protocol> Drop for CancelOnDrop<'_, P> {
+    fn drop(&mut self) {
+        if self.armed && self.conn.forget(self.id) {
+            if P::CANCEL_IN_PLACE {
+                let _ = self.conn.outbox.send(ToWorker::Cancel { id: self.id });
+            } else {
+                self.conn.kill("cancelled while parsing");
+            }
+        }
+    }
+}
+
+async fn call<P: Protocol>(conn: &Arc<Conn<P>>, body: P::Request, deadline: Instant) -> Result<P::Answer, PortError> {
+    let id = conn.next_id.fetch_add(1, Ordering::Relaxed);
+    let (tx, rx) = oneshot::channel();
+    lock(&conn.pending).insert(id, tx);
+    let mut guard = CancelOnDrop { conn, id, armed: true };
+    if conn.outbox.send(ToWorker::Request { id, body }).is_err() {
+        guard.armed = false;
+        conn.forget(id);
+        return Err(PortError::WorkerFailed);
+    }
+    let answer = timeout_at(deadline, rx).await;
+    guard.armed = false;
+    match answer {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(_)) => Err(PortError::WorkerFailed),
+        Err(_) => {
+            // The worker holds a request past its deadline: it is hung or
+            // overwhelmed, and either way no longer trusted (LIM-W3).
+            conn.forget(id);
+            conn.kill("missed a deadline");
+            Err(PortError::Timeout)
+        }
+    }
+}
+
+/// Starts one worker and completes its handshake.
+async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<Conn<P>>, String> {
+    let mut cmd = Command::new(&spec.exe);
+    cmd.arg("__worker")
+        .arg(spec.kind.as_str())
+        .arg("--parent")
+        .arg(std::process::id().to_string())
+        .arg("--log-level")
+        .arg(spec.log_level.as_str())
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = spawner.spawn(cmd).await.map_err(|e| format!("spawn: {}", e.kind()))?;
+    let pid = child.id();
+    let pipes = child.stdin.take().zip(child.stdout.take());
+    let Some((stdin, stdout)) = pipes else {
+        let _ = child.kill();
+        return Err("pipes missing".to_owned());
+    };
+    let mut writer = tokio::process::ChildStdin::from_std(stdin).map_err(|e| format!("pipe: {}", e.kind()))?;
+    let mut reader = tokio::process::ChildStdout::from_std(stdout).map_err(|e| format!("pipe: {}", e.kind()))?;
+
+    let handshake = async {
+        if let Some(init) = &spec.net_init {
+            write_frame(&mut writer, init).await?;
+        }
+        read_frame::<FromWorker<P::Answer>, _>(&mut reader).await
+    };
+    match timeout(HELLO_TIMEOUT, handshake).await {
+        Ok(Ok(FromWorker::Hello(hello))) if hello.kind == spec.kind => {}
+        other => {
+            let _ = child.kill();
+            tokio::task::spawn_blocking(move || {
+                let _ = child.wait();
+            });
+            return Err(match other {
+                Err(_) => "no hello in time".to_owned(),
+                Ok(Err(e)) => format!("handshake: {e}"),
+                Ok(Ok(_)) => "wrong hello".to_owned(),
+            });
+        }
+    }
+
+    let (outbox, mut outgoing) = mpsc::unbounded_channel::<ToWorker<P::Request>>();
+    let conn = Arc::new(Conn::<P> {
+        kind: spec.kind,
+        pid,
+        outbox,
+        pending: Mutex::new(HashMap::new()),
+        next_id: AtomicU64::new(1),
+        alive: AtomicBool::new(true),
+        child: Mutex::new(Some(child)),
+    });
+    tracing::info!(event = "worker_started", worker = spec.kind.as_str(), pid, confinement = "none", "worker started");
+
+    let writer_conn = Arc::downgrade(&conn);
+    tokio::spawn(async move {
+        while let Some(frame) = outgoing.recv().await {
+            if write_frame(&mut writer, &frame).await.is_err() {
+                if let Some(conn) = writer_conn.upgrade() {
+                    conn.kill("pipe closed");
+                }
+                break;
+            }
+        }
+    });
+    let reader_conn = Arc::clone(&conn);
+    tokio::spawn(async move {
+        let why = loop {
+            match read_frame::<FromWorker<P::Answer>, _>(&mut reader).await {
+                Ok(FromWorker::Answer { id, body }) => {
+                    // An answer for a request nobody waits for (cancelled, or
+                    // timed out) is dropped; an id never issued is a lie.
+                    let waiter = lock(&reader_conn.pending).remove(&id);
+                    match waiter {
+                        Some(tx) => {
+                            let _ = tx.send(body);
+                        }
+                        None if id >= reader_conn.next_id.load(Ordering::Relaxed) => break "answered an unknown request",
+                        None => {}
+                    }
+                }
+                Ok(FromWorker::Hello(_)) => break "said hello twice",
+                Err(FrameError::Closed) => break "exited",
+                Err(FrameError::Undecodable | FrameError::TooLarge(_)) => break "sent a frame that does not decode",
+                Err(FrameError::Io(_)) => break "pipe failed",
+            }
+        };
+        reader_conn.kill(why);
+    });
+    Ok(conn)
+}
+
+/// One worker position: the live process, or the means to start one.
+struct Slot<P: Protocol> {
+    spec: WorkerSpec,
+    spawner: Spawner,
+    state: tokio::sync::Mutex<SlotState<P>>,
+}
+
+struct SlotState<P: Protocol> {
+    conn: Option<Arc<Conn<P>>>,
+    deaths: VecDeque<Instant>,
+    retry_at: Option<Instant>,
+}
+
+impl<P: Protocol> Slot<P> {
+    fn new(spec: WorkerSpec, spawner: Spawner) -> Self {
+        Self {
+            spec,
+            spawner,
+            state: tokio::sync::Mutex::new(SlotState { conn: None, deaths: VecDeque::new(), retry_at: None }),
+        }
+    }
+
+    /// The live worker, starting one if needed. While a worker that keeps
+    /// dying is backing off, answers `Unavailable` at once.
+    async fn conn(&self) -> Result<Arc<Conn<P>>, PortError> {
+        let mut state = self.state.lock().await;
+        let now = Instant::now();
+        if let Some(conn) = &state.conn {
+            if conn.is_alive() {
+                return Ok(Arc::clone(conn));
+            }
+            state.conn = None;
+            state.deaths.push_back(now);
+        }
+        while state.deaths.front().is_some_and(|t| now.duration_since(*t) > DEATH_WINDOW) {
+            state.deaths.pop_front();
+        }
+        if state.retry_at.is_some_and(|t| now < t) {
+            return Err(PortError::Unavailable);
+        }
+        state.retry_at = None;
+        match start::<P>(&self.spawner, &self.spec).await {
+            Ok(conn) => {
+                // A worker that died at least this often recently is started
+                // again only after a delay, doubling up to MAX_BACKOFF.
+                if state.deaths.len() >= DEATHS_BEFORE_BACKOFF {
+                    let exponent = u32::try_from(state.deaths.len() - DEATHS_BEFORE_BACKOFF).unwrap_or(u32::MAX).min(6);
+                    let delay = (Duration::from_millis(500) * 2u32.pow(exponent)).min(MAX_BACKOFF);
+                    state.retry_at = Some(now + delay);
+                    tracing::warn!(event = "worker_backoff", worker = self.spec.kind.as_str(), deaths = state.deaths.len(), delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX), "worker keeps dying; further restarts are delayed");
+                }
+                state.conn = Some(Arc::clone(&conn));
+                Ok(conn)
+            }
+            Err(why) => {
+                state.deaths.push_back(now);
+                state.retry_at = Some(now + Duration::from_millis(500));
+                tracing::error!(event = "worker_start_failed", worker = self.spec.kind.as_str(), reason = %why, "worker could not be started");
+                Err(PortError::Unavailable)
+            }
+        }
+    }
+
+    async fn call(&self, body: P::Request, deadline: Instant) -> Result<P::Answer, PortError> {
+        let conn = self.conn().await?;
+        call(&conn, body, deadline).await
+    }
+
+    async fn pid(&self) -> Option<u32> {
+        let state = self.state.lock().await;
+        state.conn.as_ref().filter(|c| c.is_alive()).map(|c| c.pid)
+    }
+
+    async fn shutdown(&self) {
+        if let Some(conn) = self.state.lock().await.conn.take() {
+            conn.alive.store(false, Ordering::Release);
+            lock(&conn.pending).clear();
+            let child = lock(&conn.child).take();
+            if let Some(mut child) = child {
+                let _ = child.kill();
+                let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+            }
+        }
+    }
+}
+
+/// All workers of the process: one worker-net, a pool of worker-parse.
+pub(crate) struct Workers {
+    net: Slot<Net>,
+    parsers: Vec<Slot<Parse>>,
+    idle_parsers: Mutex<Vec<usize>>,
+    parser_permits: Semaphore,
+}
+
+impl Workers {
+    pub(crate) fn new(net: WorkerSpec, parse: WorkerSpec, parse_workers: usize, spawner: Spawner) -> Self {
+        let parsers = (0..parse_workers).map(|_| Slot::new(parse.clone(), spawner.clone())).collect();
+        Self {
+            net: Slot::new(net, spawner),
+            parsers,
+            idle_parsers: Mutex::new((0..parse_workers).rev().collect()),
+            parser_permits: Semaphore::new(parse_workers),
+        }
+    }
+
+    /// Starts every worker now, so the first call pays no start-up.
+    pub(crate) async fn start_all(&self) -> Result<(), PortError> {
+        let parsers = futures_util::future::join_all(self.parsers.iter().map(Slot::conn));
+        let (net, parsers) = tokio::join!(self.net.conn(), parsers);
+        net?;
+        for p in parsers {
+            p?;
+        }
+        Ok(())
+    }
+
+    /// Process ids of the live workers (net first), for logs and tests.
+    pub(crate) async fn pids(&self) -> Vec<(WorkerKind, u32)> {
+        let mut out = Vec::new();
+        if let Some(pid) = self.net.pid().await {
+            out.push((WorkerKind::Net, pid));
+        }
+        for p in &self.parsers {
+            if let Some(pid) = p.pid().await {
+                out.push((WorkerKind::Parse, pid));
+            }
+        }
+        out
+    }
+
+    /// Kills every worker and waits for it, so none outlives the supervisor.
+    pub(crate) async fn shutdown(&self) {
+        self.net.shutdown().await;
+        for p in &self.parsers {
+            p.shutdown().await;
+        }
+    }
+}
+
+impl NetPort for Workers {
+    fn exchange(
+        &self,
+        request: ExchangeRequest,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+        Box::pin(async move {
+            match self.net.call(NetRequest::Exchange(request), deadline).await? {
+                NetResponse::Exchange(result) => Ok(result),
+            }
+        })
+    }
+}
+
+impl ParsePort for Workers {
+    fn parse(&self, request: ParseRequest, deadline: Instant) -> PortFuture<'_, Result<ParseResponse, PortError>> {
+        Box::pin(async move {
+            let Ok(permit) = timeout_at(deadline, self.parser_permits.acquire()).await else {
+                return Err(PortError::Timeout);
+            };
+            let _permit = permit.map_err(|_| PortError::Unavailable)?;
+            let index = lock(&self.idle_parsers).pop().ok_or(PortError::Unavailable)?;
+            // Give the parser back however this call ends, dropped included.
+            struct Return<'a>(&'a Mutex<Vec<usize>>, usize);
+            impl Drop for Return<'_> {
+                fn drop(&mut self) {
+                    lock(self.0).push(self.1);
+                }
+            }
+            let _back = Return(&self.idle_parsers, index);
+            // Locals drop in reverse order: the parser is back in the idle
+            // list before the permit that lets the next call look for it.
+            self.parsers[index].call(request, deadline).await
+        })
+    }
+}

@@ -1,0 +1,27 @@
+//! Black-box tests of the built `rypsok` binary. Each module starts the real
+//! binary, speaks MCP over its stdio, and points its engines at loopback
+//! fakes through the operator settings (`endpoint`, `[egress] allow`). None
+//! touches the internet.
+//!
+//! Table of contents:
+//! - `cli`: the command line: `--version`, usage errors, `check` and every
+//!   configuration refusal, `serve` on an invalid configuration.
+//! - `protocol`: the golden `tools/list`, both protocol eras, argument
+//!   validation that never echoes input, end of input.
+//! - `status`: `engine_status` at zero configuration and after a search.
+//! - `search`: `web_search` through all three processes against a fake
+//!   Wikipedia: results, empty answers, API errors, the 403 block, the
+//!   deadline, cancellation reaching the engine request.
+//! - `workers`: worker processes: a SIGKILL during a call, no orphan after
+//!   end of input or SIGTERM, logs tagged with the process.
+
+// Tests fail loudly: a failed expectation is the report.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod support;
+
+mod cli;
+mod protocol;
+mod search;
+mod status;
+mod workers;

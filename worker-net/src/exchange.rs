@@ -1,0 +1,415 @@
+//! One HTTP exchange: URL → judged addresses → our own connection → one
+//! GET → a response whose body is bounded while it streams (design §8;
+//! REQ-SEC-007 connect-time enforcement, REQ-SEC-010 byte bounds,
+//! REQ-SEC-011 deadlines; invariants I2 and I3).
+//!
+//! The steps, each with its failure in the closed [`NetFailure`]
+//! vocabulary:
+//!
+//! 1. parse the URL; https, or http under [`Profile::Engine`] only
+//!    ([`NetFailure::InvalidUrl`]);
+//! 2. a literal address is judged as is; a name is normalised, judged by
+//!    name rules, answered from `[egress] hosts` or the resolver
+//!    ([`NetFailure::Resolve`]), and every answer is judged;
+//!    nothing allowed is [`NetFailure::Refused`];
+//! 3. [`connect_judged`] connects to the allowed addresses in turn and
+//!    judges the connected peer again ([`NetFailure::Connect`]);
+//! 4. TLS with the URL's host as server name ([`NetFailure::Tls`]);
+//! 5. one HTTP/1.1 GET, no redirect followed, the body counted frame by
+//!    frame and abandoned past its bound ([`NetFailure::TooLarge`],
+//!    [`NetFailure::Protocol`]);
+//!
+//! all under the request's deadline ([`NetFailure::Timeout`]).
+//!
+//! No proxy is ever used: nothing here reads the environment, and the HTTP
+//! layer is hyper's bare connection API over a socket this module opened.
+//! Logs carry fixed event names and numbers: never a URL, a path, a query,
+//! a host name or a body.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{ACCEPT_ENCODING, HOST, HeaderName, HeaderValue};
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::ServerName;
+use rypsok_proto::egress::{AddressVerdict, EgressPolicy, parse_host_name};
+use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_rustls::TlsConnector;
+use url::{Host, Position, Url};
+
+use crate::connector::connect_judged;
+use crate::resolve::NameResolver;
+
+/// Response headers kept, at most.
+const MAX_RESPONSE_HEADERS: usize = 64;
+/// Longest response header value kept, in bytes.
+const MAX_HEADER_VALUE_BYTES: usize = 4096;
+/// Request headers worker-net sets itself or that make no sense on a
+/// bodiless GET: a caller's copy is dropped, never sent twice.
+const RESERVED_REQUEST_HEADERS: [&str; 10] = [
+    "host",
+    "accept-encoding",
+    "connection",
+    "content-length",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+];
+
+/// What every exchange of this worker shares: the operator's egress
+/// policy, the resolver and the TLS configuration. Built once at start,
+/// before the sandbox closes the file system.
+pub(crate) struct NetContext {
+    egress: EgressPolicy,
+    resolver: NameResolver,
+    /// `None` when rustls could not be configured: every https exchange
+    /// then fails with [`NetFailure::Tls`].
+    tls: Option<TlsConnector>,
+}
+
+impl std::fmt::Debug for NetContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetContext")
+            .field("egress", &self.egress)
+            .field("resolver", &self.resolver)
+            .field("tls", &self.tls.is_some())
+            .finish()
+    }
+}
+
+impl NetContext {
+    /// Reads the system's name servers and sets up TLS with the webpki
+    /// roots. Never fails: what cannot be set up fails its exchanges.
+    pub(crate) fn new(egress: EgressPolicy) -> NetContext {
+        NetContext::with_resolver(egress, NameResolver::from_system())
+    }
+
+    pub(crate) fn with_resolver(egress: EgressPolicy, resolver: NameResolver) -> NetContext {
+        let tls = tls_config().map(|config| TlsConnector::from(Arc::new(config)));
+        if tls.is_none() {
+            tracing::warn!(
+                event = "tls_unconfigured",
+                "TLS could not be configured; every https exchange will fail"
+            );
+        }
+        NetContext {
+            egress,
+            resolver,
+            tls,
+        }
+    }
+}
+
+fn tls_config() -> Option<rustls::ClientConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    // We speak HTTP/1.1 only; saying so keeps a server from choosing h2.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Some(config)
+}
+
+/// Performs one exchange under the request's deadline.
+pub(crate) async fn exchange(
+    ctx: &NetContext,
+    req: ExchangeRequest,
+) -> Result<ExchangeResponse, NetFailure> {
+    let started = Instant::now();
+    let deadline = Duration::from_millis(req.timeout_ms);
+    let outcome = match tokio::time::timeout(deadline, exchange_within_deadline(ctx, &req)).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(NetFailure::Timeout),
+    };
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match &outcome {
+        Ok(resp) => tracing::debug!(
+            event = "exchange_done",
+            status = resp.status,
+            body_bytes = resp.body.len(),
+            elapsed_ms,
+        ),
+        Err(failure) => tracing::debug!(
+            event = "exchange_failed",
+            failure = failure.as_str(),
+            elapsed_ms,
+        ),
+    }
+    outcome
+}
+
+/// Where an exchange goes, once the URL has been read.
+#[derive(Debug)]
+struct Target {
+    /// Whether TLS wraps the connection.
+    tls: bool,
+    /// The host as the URL names it: a normalised name or an address.
+    host: TargetHost,
+    /// The port connected to.
+    port: u16,
+    /// The `Host` header value.
+    authority: String,
+    /// Origin-form request target: path and query, no fragment.
+    path_and_query: String,
+}
+
+#[derive(Debug)]
+enum TargetHost {
+    Name(String),
+    Addr(IpAddr),
+}
+
+async fn exchange_within_deadline(
+    ctx: &NetContext,
+    req: &ExchangeRequest,
+) -> Result<ExchangeResponse, NetFailure> {
+    let target = parse_target(&req.url, req.profile)?;
+    let candidates = judged_candidates(ctx, &target).await?;
+    let judge = |peer: SocketAddr| judge_one(&ctx.egress, &target.host, peer.ip(), peer.port());
+    let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
+    let tcp = connect_judged(&candidates, per_address, judge).await?;
+    let request = build_request(&target, &req.headers)?;
+    if target.tls {
+        let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
+        let server_name = match &target.host {
+            TargetHost::Name(name) => {
+                ServerName::try_from(name.clone()).map_err(|_| NetFailure::InvalidUrl)?
+            }
+            TargetHost::Addr(addr) => ServerName::IpAddress((*addr).into()),
+        };
+        // LIM-F6 covers the handshake too: a peer that accepts TCP but
+        // never finishes TLS has not accepted a connection in time.
+        let tls = tokio::time::timeout(per_address, connector.connect(server_name, tcp))
+            .await
+            .map_err(|_| NetFailure::Connect)?
+            .map_err(|_| NetFailure::Tls)?;
+        send_get(tls, request, req.max_body_bytes).await
+    } else {
+        send_get(tcp, request, req.max_body_bytes).await
+    }
+}
+
+/// Reads the URL: scheme under the profile, host, port, request target.
+fn parse_target(raw: &str, profile: Profile) -> Result<Target, NetFailure> {
+    let url = Url::parse(raw).map_err(|_| NetFailure::InvalidUrl)?;
+    let tls = match (url.scheme(), profile) {
+        ("https", _) => true,
+        // Plain http only for an endpoint the operator wrote; the fetch
+        // issue decides when an agent-directed http URL may go out.
+        ("http", Profile::Engine) => false,
+        _ => return Err(NetFailure::InvalidUrl),
+    };
+    // Credentials never travel in a URL we request.
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(NetFailure::InvalidUrl);
+    }
+    let port = url.port_or_known_default().ok_or(NetFailure::InvalidUrl)?;
+    let host = match url.host() {
+        Some(Host::Domain(domain)) => {
+            TargetHost::Name(parse_host_name(domain).ok_or(NetFailure::InvalidUrl)?)
+        }
+        Some(Host::Ipv4(v4)) => TargetHost::Addr(IpAddr::V4(v4)),
+        Some(Host::Ipv6(v6)) => TargetHost::Addr(IpAddr::V6(v6)),
+        None => return Err(NetFailure::InvalidUrl),
+    };
+    let host_text = match &host {
+        TargetHost::Name(name) => name.clone(),
+        TargetHost::Addr(IpAddr::V4(v4)) => v4.to_string(),
+        TargetHost::Addr(IpAddr::V6(v6)) => format!("[{v6}]"),
+    };
+    // `Url::port` is `None` for the scheme's default port.
+    let authority = match url.port() {
+        Some(port) => format!("{host_text}:{port}"),
+        None => host_text,
+    };
+    let path_and_query = url[Position::BeforePath..Position::AfterQuery].to_owned();
+    Ok(Target {
+        tls,
+        host,
+        port,
+        authority,
+        path_and_query,
+    })
+}
+
+/// The addresses to try, in answer order, each judged by the policy.
+async fn judged_candidates(
+    ctx: &NetContext,
+    target: &Target,
+) -> Result<Vec<SocketAddr>, NetFailure> {
+    let answers = match &target.host {
+        TargetHost::Addr(addr) => vec![*addr],
+        TargetHost::Name(name) => {
+            if ctx.egress.judge_name(name, target.port) == Some(AddressVerdict::DeniedByRule) {
+                log_refused(AddressVerdict::DeniedByRule);
+                return Err(NetFailure::Refused);
+            }
+            ctx.resolver.lookup(&ctx.egress, name).await?
+        }
+    };
+    if answers.is_empty() {
+        return Err(NetFailure::Resolve);
+    }
+    let mut allowed: Vec<SocketAddr> = Vec::with_capacity(answers.len());
+    let mut first_refusal = None;
+    for addr in answers {
+        let verdict = judge_one(&ctx.egress, &target.host, addr, target.port);
+        if verdict.is_allowed() {
+            let candidate = SocketAddr::new(addr, target.port);
+            if !allowed.contains(&candidate) {
+                allowed.push(candidate);
+            }
+        } else if first_refusal.is_none() {
+            first_refusal = Some(verdict);
+        }
+    }
+    match (allowed.is_empty(), first_refusal) {
+        (false, _) => Ok(allowed),
+        (true, Some(verdict)) => {
+            log_refused(verdict);
+            Err(NetFailure::Refused)
+        }
+        (true, None) => Err(NetFailure::Resolve),
+    }
+}
+
+/// The policy's verdict on `addr:port` as an answer for the target host.
+fn judge_one(policy: &EgressPolicy, host: &TargetHost, addr: IpAddr, port: u16) -> AddressVerdict {
+    match host {
+        TargetHost::Name(name) => policy.judge_resolved(name, addr, port),
+        TargetHost::Addr(_) => policy.judge_addr(addr, port),
+    }
+}
+
+/// Logs a refusal by its fixed reason only: no host, no address.
+fn log_refused(verdict: AddressVerdict) {
+    let reason = match verdict.refused_class() {
+        Some(class) => class.as_str(),
+        None => verdict.as_str(),
+    };
+    tracing::info!(
+        event = "egress_refused",
+        reason,
+        "destination refused by the egress policy"
+    );
+}
+
+/// The GET: Host, the supervisor's headers (less the reserved ones),
+/// `Accept-Encoding: identity`, nothing else.
+fn build_request(
+    target: &Target,
+    headers: &[Header],
+) -> Result<http::Request<Empty<Bytes>>, NetFailure> {
+    let mut builder = http::Request::get(target.path_and_query.as_str()).header(
+        HOST,
+        HeaderValue::from_str(&target.authority).map_err(|_| NetFailure::InvalidUrl)?,
+    );
+    for header in headers {
+        let name =
+            HeaderName::from_bytes(header.name.as_bytes()).map_err(|_| NetFailure::InvalidUrl)?;
+        if RESERVED_REQUEST_HEADERS.contains(&name.as_str()) {
+            continue;
+        }
+        let value = HeaderValue::from_str(&header.value).map_err(|_| NetFailure::InvalidUrl)?;
+        builder = builder.header(name, value);
+    }
+    // Decompression is not ours yet: asking for identity keeps the byte
+    // bound a bound on what the supervisor receives.
+    builder
+        .header(ACCEPT_ENCODING, HeaderValue::from_static("identity"))
+        .body(Empty::new())
+        .map_err(|_| NetFailure::InvalidUrl)
+}
+
+/// Aborts the HTTP connection task when the exchange ends for any reason
+/// (answer, bound, deadline, cancellation), so no socket outlives its call.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Sends the request on `io` and reads the response within `max_body_bytes`.
+async fn send_get<S>(
+    io: S,
+    request: http::Request<Empty<Bytes>>,
+    max_body_bytes: u64,
+) -> Result<ExchangeResponse, NetFailure>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(|_| NetFailure::Protocol)?;
+    let _connection = AbortOnDrop(tokio::spawn(async move {
+        // Its errors surface through the response future.
+        let _ = connection.await;
+    }));
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|_| NetFailure::Protocol)?;
+    let status = response.status().as_u16();
+    let headers = keep_headers(response.headers());
+    let declared = response
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max_body_bytes) {
+        return Err(NetFailure::TooLarge);
+    }
+    let mut body = response.into_body();
+    let initial = declared.unwrap_or(0).min(max_body_bytes).min(64 * 1024);
+    let mut bytes = Vec::with_capacity(usize::try_from(initial).unwrap_or(0));
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| NetFailure::Protocol)?;
+        if let Ok(data) = frame.into_data() {
+            let total = u64::try_from(bytes.len() + data.len()).unwrap_or(u64::MAX);
+            if total > max_body_bytes {
+                return Err(NetFailure::TooLarge);
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(ExchangeResponse {
+        status,
+        headers,
+        body: bytes,
+    })
+}
+
+/// At most [`MAX_RESPONSE_HEADERS`] headers, names lower-case, values kept
+/// only when UTF-8 and at most [`MAX_HEADER_VALUE_BYTES`].
+fn keep_headers(map: &http::HeaderMap) -> Vec<Header> {
+    map.iter()
+        .filter(|(_, value)| value.len() <= MAX_HEADER_VALUE_BYTES)
+        .filter_map(|(name, value)| {
+            let value = std::str::from_utf8(value.as_bytes()).ok()?;
+            Some(Header {
+                name: name.as_str().to_ascii_lowercase(),
+                value: value.to_owned(),
+            })
+        })
+        .take(MAX_RESPONSE_HEADERS)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

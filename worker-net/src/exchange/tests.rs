@@ -1,0 +1,549 @@
+//! Exchanges against loopback servers written on plain tokio listeners.
+//! Each server counts its connections, so a test can prove that no
+//! connection was made; each exchange has its own short deadline, and each
+//! test is bounded again by [`bounded`].
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rypsok_proto::egress::{EgressRule, RulePort, RuleTarget, StaticHost, parse_rule};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::*;
+
+/// What a test server does with each connection.
+#[derive(Clone)]
+enum Behaviour {
+    /// Reads the request head, writes these bytes, closes.
+    Respond(Vec<u8>),
+    /// Reads the request head, writes a 200 head without a length, then
+    /// `total` body bytes in 16 KiB writes until the client goes away.
+    Stream { total: usize },
+    /// Accepts, reads, never answers.
+    Silent,
+    /// Writes these bytes at once, without reading anything, and closes.
+    Blurt(Vec<u8>),
+}
+
+struct TestServer {
+    addr: SocketAddr,
+    connections: Arc<AtomicUsize>,
+    heads: Arc<Mutex<Vec<String>>>,
+}
+
+impl TestServer {
+    async fn start(behaviour: Behaviour) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let (count, seen) = (Arc::clone(&connections), Arc::clone(&heads));
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(handle(socket, behaviour.clone(), Arc::clone(&seen)));
+            }
+        });
+        TestServer {
+            addr,
+            connections,
+            heads,
+        }
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    fn port(&self) -> u16 {
+        self.addr.port()
+    }
+}
+
+async fn handle(mut socket: TcpStream, behaviour: Behaviour, heads: Arc<Mutex<Vec<String>>>) {
+    if let Behaviour::Blurt(bytes) = &behaviour {
+        let _ = socket.write_all(bytes).await;
+        let _ = socket.shutdown().await;
+        return;
+    }
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    heads
+        .lock()
+        .unwrap()
+        .push(String::from_utf8_lossy(&head).into_owned());
+    match behaviour {
+        Behaviour::Respond(bytes) => {
+            let _ = socket.write_all(&bytes).await;
+            let _ = socket.shutdown().await;
+        }
+        Behaviour::Stream { total } => {
+            let head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n";
+            if socket.write_all(head).await.is_err() {
+                return;
+            }
+            let chunk = vec![b'x'; 16 * 1024];
+            let mut sent = 0;
+            while sent < total {
+                if socket.write_all(&chunk).await.is_err() {
+                    return;
+                }
+                sent += chunk.len();
+            }
+            let _ = socket.shutdown().await;
+        }
+        Behaviour::Silent => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
+        Behaviour::Blurt(_) => {}
+    }
+}
+
+fn response(status_line: &str, extra_headers: &str, body: &str) -> Behaviour {
+    Behaviour::Respond(
+        format!(
+            "HTTP/1.1 {status_line}\r\nContent-Length: {}\r\nConnection: close\r\n{extra_headers}\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+fn rule(text: &str) -> EgressRule {
+    parse_rule(text).unwrap()
+}
+
+fn context(allow: &[&str], hosts: &[(&str, &[&str])]) -> NetContext {
+    let egress = EgressPolicy {
+        allow: allow.iter().map(|r| rule(r)).collect(),
+        deny: Vec::new(),
+        hosts: hosts
+            .iter()
+            .map(|(name, addrs)| StaticHost {
+                name: (*name).to_owned(),
+                addrs: addrs.iter().map(|a| a.parse().unwrap()).collect(),
+            })
+            .collect(),
+    };
+    // No test may reach a real resolver: names come from `[egress] hosts`.
+    NetContext::with_resolver(egress, NameResolver::unconfigured())
+}
+
+fn request(url: String, profile: Profile) -> ExchangeRequest {
+    ExchangeRequest {
+        url,
+        headers: vec![Header {
+            name: "user-agent".to_owned(),
+            value: "rypsok-test".to_owned(),
+        }],
+        profile,
+        timeout_ms: 5_000,
+        max_body_bytes: 64 * 1024,
+    }
+}
+
+/// A second bound around each test, so a regression hangs nothing.
+async fn bounded<F: Future>(test: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(20), test)
+        .await
+        .expect("test exceeded its time bound")
+}
+
+const ALLOW_LOOPBACK: &str = "127.0.0.1:*";
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn returns_status_headers_and_body_of_a_200() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "X-Test: yes\r\n", "hello")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/path?q=1#frag", server.port());
+        let resp = exchange(&ctx, request(url, Profile::Engine)).await.unwrap();
+        assert_eq!(resp.status, 200);
+        assert_eq!(resp.body, b"hello");
+        assert!(
+            resp.headers
+                .iter()
+                .any(|h| h.name == "x-test" && h.value == "yes")
+        );
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn sends_one_get_with_host_the_given_headers_and_identity_encoding_only() {
+    bounded(async {
+        let server = TestServer::start(response("204 No Content", "", "")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let port = server.port();
+        let mut req = request(
+            format!("http://127.0.0.1:{port}/a/b?c=d#frag"),
+            Profile::Engine,
+        );
+        req.headers.push(Header {
+            name: "Host".to_owned(),
+            value: "evil.example".to_owned(),
+        });
+        req.headers.push(Header {
+            name: "accept-encoding".to_owned(),
+            value: "gzip".to_owned(),
+        });
+        let resp = exchange(&ctx, req).await.unwrap();
+        assert_eq!(resp.status, 204);
+        let heads = server.heads.lock().unwrap().clone();
+        assert_eq!(heads.len(), 1);
+        let head = heads[0].to_ascii_lowercase();
+        let lines: Vec<&str> = head.split("\r\n").filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines[0], "get /a/b?c=d http/1.1");
+        let mut fields: Vec<&str> = lines[1..].to_vec();
+        fields.sort_unstable();
+        let host = format!("host: 127.0.0.1:{port}");
+        let mut want = vec![
+            "accept-encoding: identity",
+            host.as_str(),
+            "user-agent: rypsok-test",
+        ];
+        want.sort_unstable();
+        assert_eq!(fields, want);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn stops_reading_a_body_past_its_bound() {
+    bounded(async {
+        let server = TestServer::start(Behaviour::Stream {
+            total: 2 * 1024 * 1024,
+        })
+        .await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/big", server.port());
+        let got = exchange(&ctx, request(url, Profile::Engine)).await;
+        assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn refuses_a_declared_length_over_the_bound_without_reading_it() {
+    bounded(async {
+        let body = "x".repeat(70 * 1024);
+        let server = TestServer::start(response("200 OK", "", &body)).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/declared", server.port());
+        let got = exchange(&ctx, request(url, Profile::Engine)).await;
+        assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-011
+#[tokio::test]
+async fn times_out_within_the_deadline_when_the_server_never_answers() {
+    bounded(async {
+        let server = TestServer::start(Behaviour::Silent).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let mut req = request(
+            format!("http://127.0.0.1:{}/slow", server.port()),
+            Profile::Engine,
+        );
+        req.timeout_ms = 300;
+        let started = Instant::now();
+        let got = exchange(&ctx, req).await;
+        let elapsed = started.elapsed();
+        assert_eq!(got.err(), Some(NetFailure::Timeout));
+        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        assert!(elapsed < Duration::from_millis(1_500), "{elapsed:?}");
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn refuses_loopback_without_an_allow_rule_and_never_connects() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "secret")).await;
+        let ctx = context(&[], &[]);
+        for url in [
+            format!("http://127.0.0.1:{}/", server.port()),
+            format!("https://127.0.0.1:{}/", server.port()),
+            format!("https://[::ffff:127.0.0.1]:{}/", server.port()),
+        ] {
+            let got = exchange(&ctx, request(url, Profile::Engine)).await;
+            assert_eq!(got.err(), Some(NetFailure::Refused));
+        }
+        assert_eq!(server.connections(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn an_allow_rule_for_a_port_admits_loopback_on_that_port_only() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "ok")).await;
+        let port = server.port();
+        let other_port = if port == u16::MAX { port - 1 } else { port + 1 };
+        let ctx = context(&[&format!("127.0.0.1:{other_port}")], &[]);
+        let got = exchange(
+            &ctx,
+            request(format!("http://127.0.0.1:{port}/"), Profile::Engine),
+        )
+        .await;
+        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(server.connections(), 0);
+
+        let ctx = context(&[&format!("127.0.0.1:{port}")], &[]);
+        let resp = exchange(
+            &ctx,
+            request(format!("http://127.0.0.1:{port}/"), Profile::Engine),
+        )
+        .await
+        .unwrap();
+        assert_eq!(resp.body, b"ok");
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn uses_the_static_host_answer_for_a_name() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "static")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[("fixture.test", &["127.0.0.1"])]);
+        let port = server.port();
+        let resp = exchange(
+            &ctx,
+            request(format!("http://Fixture.Test.:{port}/"), Profile::Engine),
+        )
+        .await
+        .unwrap();
+        assert_eq!(resp.body, b"static");
+        let head = server.heads.lock().unwrap()[0].to_ascii_lowercase();
+        assert!(
+            head.contains(&format!("\r\nhost: fixture.test:{port}\r\n")),
+            "{head}"
+        );
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn skips_refused_answers_and_connects_only_to_allowed_ones() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "second")).await;
+        // 10.0.0.1 is refused (private, no rule); 127.0.0.1 is allowed.
+        let ctx = context(
+            &[ALLOW_LOOPBACK],
+            &[("fixture.test", &["10.0.0.1", "127.0.0.1"])],
+        );
+        let url = format!("http://fixture.test:{}/", server.port());
+        let resp = exchange(&ctx, request(url, Profile::Engine)).await.unwrap();
+        assert_eq!(resp.body, b"second");
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn a_name_with_only_refused_answers_is_refused_without_connecting() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "secret")).await;
+        let ctx = context(
+            &[],
+            &[(
+                "internal.test",
+                &["127.0.0.1", "::1", "::ffff:127.0.0.1", "169.254.169.254"],
+            )],
+        );
+        let url = format!("http://internal.test:{}/", server.port());
+        let got = exchange(&ctx, request(url, Profile::Engine)).await;
+        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(server.connections(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn a_name_without_answers_fails_to_resolve() {
+    bounded(async {
+        let ctx = context(&[ALLOW_LOOPBACK], &[("empty.test", &[])]);
+        let got = exchange(
+            &ctx,
+            request("https://empty.test/".to_owned(), Profile::Agent),
+        )
+        .await;
+        assert_eq!(got.err(), Some(NetFailure::Resolve));
+        let got = exchange(
+            &ctx,
+            request("https://unknown.test/".to_owned(), Profile::Agent),
+        )
+        .await;
+        assert_eq!(got.err(), Some(NetFailure::Resolve));
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn a_tls_url_to_a_plain_tcp_server_fails_tls() {
+    bounded(async {
+        // A plain HTTP server answering whatever arrives, as a
+        // misconfigured endpoint would.
+        let server = TestServer::start(Behaviour::Blurt(
+            b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ))
+        .await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("https://127.0.0.1:{}/", server.port());
+        let got = exchange(&ctx, request(url, Profile::Agent)).await;
+        assert_eq!(got.err(), Some(NetFailure::Tls));
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-008
+#[tokio::test]
+async fn returns_a_redirect_without_following_it() {
+    bounded(async {
+        let target = TestServer::start(response("200 OK", "", "followed")).await;
+        let location = format!("Location: http://127.0.0.1:{}/next\r\n", target.port());
+        let server = TestServer::start(response("302 Found", &location, "")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/", server.port());
+        let resp = exchange(&ctx, request(url, Profile::Engine)).await.unwrap();
+        assert_eq!(resp.status, 302);
+        assert!(resp.headers.iter().any(|h| h.name == "location"));
+        assert_eq!(server.connections(), 1);
+        assert_eq!(target.connections(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-006
+#[tokio::test]
+async fn refuses_urls_that_cannot_be_requested_under_the_profile() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "x")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[("fixture.test", &["127.0.0.1"])]);
+        let port = server.port();
+        let rows = [
+            (
+                "agent http",
+                format!("http://127.0.0.1:{port}/"),
+                Profile::Agent,
+            ),
+            ("ftp", format!("ftp://127.0.0.1:{port}/"), Profile::Engine),
+            ("not a url", "no scheme".to_owned(), Profile::Engine),
+            (
+                "credentials",
+                format!("http://user:pw@127.0.0.1:{port}/"),
+                Profile::Engine,
+            ),
+            (
+                "empty label",
+                format!("http://fixture..test:{port}/"),
+                Profile::Engine,
+            ),
+            (
+                "two root dots",
+                format!("http://fixture.test..:{port}/"),
+                Profile::Engine,
+            ),
+        ];
+        for (row, url, profile) in rows {
+            let got = exchange(&ctx, request(url, profile)).await;
+            assert_eq!(got.err(), Some(NetFailure::InvalidUrl), "row {row}");
+        }
+        assert_eq!(server.connections(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn a_deny_rule_by_name_refuses_before_resolution() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "x")).await;
+        let mut ctx = context(&[ALLOW_LOOPBACK], &[("blocked.test", &["127.0.0.1"])]);
+        ctx.egress.deny.push(EgressRule {
+            target: RuleTarget::Host("blocked.test".to_owned()),
+            port: RulePort::Any,
+        });
+        let url = format!("http://blocked.test:{}/", server.port());
+        let got = exchange(&ctx, request(url, Profile::Engine)).await;
+        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(server.connections(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[test]
+fn keeps_bounded_utf8_headers_with_lower_case_names() {
+    let mut map = http::HeaderMap::new();
+    map.insert("X-Short", HeaderValue::from_static("ok"));
+    map.insert(
+        "x-long",
+        HeaderValue::from_str(&"v".repeat(MAX_HEADER_VALUE_BYTES + 1)).unwrap(),
+    );
+    map.insert("x-latin1", HeaderValue::from_bytes(b"caf\xe9").unwrap());
+    map.insert(
+        "x-utf8",
+        HeaderValue::from_bytes("café".as_bytes()).unwrap(),
+    );
+    for i in 0..100 {
+        map.append(
+            HeaderName::from_bytes(format!("x-many-{i}").as_bytes()).unwrap(),
+            HeaderValue::from_static("1"),
+        );
+    }
+    let kept = keep_headers(&map);
+    assert_eq!(kept.len(), MAX_RESPONSE_HEADERS);
+    assert!(kept.iter().any(|h| h.name == "x-short" && h.value == "ok"));
+    assert!(kept.iter().any(|h| h.name == "x-utf8" && h.value == "café"));
+    assert!(
+        !kept
+            .iter()
+            .any(|h| h.name == "x-long" || h.name == "x-latin1")
+    );
+}
+
+// Verifies: REQ-SEC-007
+#[tokio::test]
+async fn builds_its_context_from_the_system_configuration_without_network() {
+    bounded(async {
+        // Whatever the host's resolver configuration, building the context
+        // neither fails nor queries anything; a refused literal proves the
+        // context judges before any I/O.
+        let ctx = NetContext::new(EgressPolicy::default());
+        let got = exchange(
+            &ctx,
+            request("https://10.0.0.1/".to_owned(), Profile::Agent),
+        )
+        .await;
+        assert_eq!(got.err(), Some(NetFailure::Refused));
+    })
+    .await;
+}

@@ -1,0 +1,169 @@
+//! Name resolution for worker-net: the operator's static answers first,
+//! then hickory-resolver with absolute names only (design §8, REQ-SEC-007).
+//!
+//! Names are always queried as absolute names, so the system's `search` and
+//! `domain` lists can never turn `intranet` into `intranet.corp.example`;
+//! the resolver's own hosts-file lookup is off, so the only static answers
+//! are the operator's `[egress] hosts`. The system's name servers are read
+//! once, when worker-net starts (before its sandbox closes the file system);
+//! where they cannot be read, every lookup fails rather than falling back
+//! to some public resolver the operator never chose. This module only
+//! answers; the egress policy judges every answer in the exchange.
+
+use std::net::IpAddr;
+
+use hickory_resolver::TokioResolver;
+use hickory_resolver::config::{LookupIpStrategy, ResolveHosts, ResolverConfig};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::proto::rr::Name;
+use rypsok_proto::NetFailure;
+use rypsok_proto::egress::EgressPolicy;
+
+/// Resolves host names; `None` inside when the system configuration could
+/// not be read, in which case every lookup fails with
+/// [`NetFailure::Resolve`].
+pub(crate) struct NameResolver {
+    inner: Option<TokioResolver>,
+}
+
+impl std::fmt::Debug for NameResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NameResolver")
+            .field("configured", &self.inner.is_some())
+            .finish()
+    }
+}
+
+impl NameResolver {
+    /// Reads the system's name servers once and builds the resolver. Only
+    /// the name servers and the timeout/attempts options are kept: the
+    /// domain, the search list and `ndots` are dropped.
+    pub(crate) fn from_system() -> Self {
+        let (system, system_opts) = match hickory_resolver::system_conf::read_system_conf() {
+            Ok(conf) => conf,
+            Err(_) => {
+                tracing::warn!(
+                    event = "resolver_unconfigured",
+                    "system resolver configuration unreadable; every name will fail to resolve"
+                );
+                return Self { inner: None };
+            }
+        };
+        let config = ResolverConfig::from_parts(None, Vec::new(), system.name_servers().to_vec());
+        let mut builder =
+            TokioResolver::builder_with_config(config, TokioRuntimeProvider::default());
+        let opts = builder.options_mut();
+        opts.timeout = system_opts.timeout;
+        opts.attempts = system_opts.attempts;
+        opts.ndots = 0;
+        opts.use_hosts_file = ResolveHosts::Never;
+        // IPv4 answers first: hosts without IPv6 routes (most containers)
+        // reach the first candidate instead of failing over from it.
+        opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+        match builder.build() {
+            Ok(resolver) => Self {
+                inner: Some(resolver),
+            },
+            Err(_) => {
+                tracing::warn!(
+                    event = "resolver_unconfigured",
+                    "resolver could not be built; every name will fail to resolve"
+                );
+                Self { inner: None }
+            }
+        }
+    }
+
+    /// A resolver that fails every lookup (tests, and the unreadable case).
+    #[cfg(test)]
+    pub(crate) fn unconfigured() -> Self {
+        Self { inner: None }
+    }
+
+    /// The addresses of `name` (lower-case, no root dot), in answer order:
+    /// the operator's static answer when there is one, otherwise the
+    /// resolver's answer for the absolute name. An empty list is a valid
+    /// answer (the caller reports it as [`NetFailure::Resolve`]).
+    pub(crate) async fn lookup(
+        &self,
+        policy: &EgressPolicy,
+        name: &str,
+    ) -> Result<Vec<IpAddr>, NetFailure> {
+        if let Some(addrs) = static_answer(policy, name) {
+            return Ok(addrs.to_vec());
+        }
+        let resolver = self.inner.as_ref().ok_or(NetFailure::Resolve)?;
+        let mut absolute = String::with_capacity(name.len() + 1);
+        absolute.push_str(name);
+        absolute.push('.');
+        let absolute = Name::from_ascii(&absolute).map_err(|_| NetFailure::Resolve)?;
+        debug_assert!(absolute.is_fqdn());
+        let answer = resolver
+            .lookup_ip(absolute)
+            .await
+            .map_err(|_| NetFailure::Resolve)?;
+        Ok(answer.iter().collect())
+    }
+}
+
+/// The operator's `[egress] hosts` answer for `name`, if any.
+pub(crate) fn static_answer<'a>(policy: &'a EgressPolicy, name: &str) -> Option<&'a [IpAddr]> {
+    policy
+        .hosts
+        .iter()
+        .find(|host| host.name == name)
+        .map(|host| host.addrs.as_slice())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use rypsok_proto::egress::StaticHost;
+
+    use super::*;
+
+    fn policy_with_host(name: &str, addrs: &[&str]) -> EgressPolicy {
+        EgressPolicy {
+            hosts: vec![StaticHost {
+                name: name.to_owned(),
+                addrs: addrs.iter().map(|a| a.parse().unwrap()).collect(),
+            }],
+            ..EgressPolicy::default()
+        }
+    }
+
+    // Verifies: REQ-SEC-007
+    #[tokio::test]
+    async fn static_answers_take_precedence_in_their_order() {
+        let policy = policy_with_host("fixture.test", &["192.0.2.2", "127.0.0.1"]);
+        let resolver = NameResolver::unconfigured();
+        let got = resolver.lookup(&policy, "fixture.test").await.unwrap();
+        assert_eq!(
+            got,
+            vec![
+                "192.0.2.2".parse::<IpAddr>().unwrap(),
+                "127.0.0.1".parse().unwrap()
+            ]
+        );
+    }
+
+    // Verifies: REQ-SEC-007
+    #[tokio::test]
+    async fn an_unconfigured_resolver_fails_instead_of_falling_back() {
+        let policy = policy_with_host("fixture.test", &["127.0.0.1"]);
+        let resolver = NameResolver::unconfigured();
+        assert_eq!(
+            resolver.lookup(&policy, "other.test").await,
+            Err(NetFailure::Resolve)
+        );
+    }
+
+    // Verifies: REQ-SEC-007
+    #[test]
+    fn static_answers_match_the_whole_name_only() {
+        let policy = policy_with_host("fixture.test", &["127.0.0.1"]);
+        assert!(static_answer(&policy, "fixture.test").is_some());
+        assert!(static_answer(&policy, "a.fixture.test").is_none());
+        assert!(static_answer(&policy, "fixture.tes").is_none());
+    }
+}
