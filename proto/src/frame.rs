@@ -77,8 +77,7 @@ where
     W: AsyncWrite + Unpin,
 {
     // Encode behind a placeholder prefix so the frame goes out in one write.
-    let mut buf =
-        postcard::to_extend(msg, vec![0u8; 4]).map_err(|_| FrameError::Undecodable)?;
+    let mut buf = postcard::to_extend(msg, vec![0u8; 4]).map_err(|_| FrameError::Undecodable)?;
     let len = buf.len() - 4;
     if len > FRAME_MAX_BYTES {
         return Err(FrameError::TooLarge(len as u64));
@@ -94,7 +93,7 @@ where
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::message::{FromWorker, NetResponse, ToWorker, NetRequest};
+    use crate::message::{FromWorker, NetRequest, NetResponse, ToWorker};
 
     #[tokio::test]
     async fn round_trips_a_frame() {

@@ -23,9 +23,9 @@ mod message;
 mod serve;
 
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
-pub use serve::{Dispatch, serve_requests};
 pub use message::{
     EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest, ExchangeResponse,
-    FromWorker, Header, LogLevel, NetFailure, NetInit, NetRequest, NetResponse,
-    ParseRequest, ParseResponse, Profile, ToWorker, WorkerHello, WorkerKind,
+    FromWorker, Header, LogLevel, NetFailure, NetInit, NetRequest, NetResponse, ParseRequest,
+    ParseResponse, Profile, ToWorker, WorkerHello, WorkerKind,
 };
+pub use serve::{Dispatch, serve_requests};

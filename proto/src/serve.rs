@@ -121,10 +121,30 @@ mod tests {
                 ms
             },
         ));
-        write_frame(&mut sup_w, &ToWorker::Request { id: 1, body: 200u64 }).await.unwrap();
-        write_frame(&mut sup_w, &ToWorker::Request { id: 2, body: 10u64 }).await.unwrap();
-        write_frame(&mut sup_w, &ToWorker::Request { id: 3, body: 100u64 }).await.unwrap();
-        write_frame(&mut sup_w, &ToWorker::<u64>::Cancel { id: 3 }).await.unwrap();
+        write_frame(
+            &mut sup_w,
+            &ToWorker::Request {
+                id: 1,
+                body: 200u64,
+            },
+        )
+        .await
+        .unwrap();
+        write_frame(&mut sup_w, &ToWorker::Request { id: 2, body: 10u64 })
+            .await
+            .unwrap();
+        write_frame(
+            &mut sup_w,
+            &ToWorker::Request {
+                id: 3,
+                body: 100u64,
+            },
+        )
+        .await
+        .unwrap();
+        write_frame(&mut sup_w, &ToWorker::<u64>::Cancel { id: 3 })
+            .await
+            .unwrap();
         let first: FromWorker<u64> = read_frame(&mut sup_r).await.unwrap();
         let second: FromWorker<u64> = read_frame(&mut sup_r).await.unwrap();
         assert!(matches!(first, FromWorker::Answer { id: 2, body: 10 }));

@@ -10,7 +10,11 @@ use rypsok_core::{Config, ConfigProblem};
 use rypsok_proto::{LogLevel, WorkerKind};
 
 #[derive(Debug, Parser)]
-#[command(name = "rypsok", version, about = "A local MCP server that gives AI agents the web safely")]
+#[command(
+    name = "rypsok",
+    version,
+    about = "A local MCP server that gives AI agents the web safely"
+)]
 struct Cli {
     /// Configuration file (TOML). Without one, the defaults apply.
     #[arg(long, global = true, env = "RYPSOK_CONFIG", value_name = "PATH")]
@@ -90,7 +94,11 @@ pub(crate) fn run() -> Result<ExitCode> {
         }
     };
     match cli.command {
-        Command::Worker { kind, parent, log_level } => {
+        Command::Worker {
+            kind,
+            parent,
+            log_level,
+        } => {
             let kind = match kind {
                 WorkerArg::Net => WorkerKind::Net,
                 WorkerArg::Parse => WorkerKind::Parse,
@@ -110,17 +118,25 @@ pub(crate) fn run() -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
-        Command::Serve { transport: Transport::Http } => {
-            eprintln!("rypsok: the http transport is not available in this version; use --transport stdio");
+        Command::Serve {
+            transport: Transport::Http,
+        } => {
+            eprintln!(
+                "rypsok: the http transport is not available in this version; use --transport stdio"
+            );
             Ok(ExitCode::from(USAGE))
         }
-        Command::Serve { transport: Transport::Stdio } => match load(cli.config.as_deref()) {
+        Command::Serve {
+            transport: Transport::Stdio,
+        } => match load(cli.config.as_deref()) {
             Ok(config) => crate::serve::stdio(config),
             Err(problems) => {
                 for p in &problems {
                     eprintln!("{p}");
                 }
-                eprintln!("rypsok: the configuration is invalid; nothing started (see `rypsok check`)");
+                eprintln!(
+                    "rypsok: the configuration is invalid; nothing started (see `rypsok check`)"
+                );
                 Ok(ExitCode::from(1))
             }
         },

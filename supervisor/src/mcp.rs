@@ -53,16 +53,28 @@ fn to_tool(def: ToolDefinition) -> Tool {
 impl Adapter {
     pub(crate) fn new(services: Arc<Services>, caller: &'static str) -> Self {
         // The configuration of a process is immutable, so the list is built once.
-        let tools = services.tool_definitions().into_iter().map(to_tool).collect();
+        let tools = services
+            .tool_definitions()
+            .into_iter()
+            .map(to_tool)
+            .collect();
         let structured_content = services.config().service.structured_content;
-        Self { services, tools, structured_content, next_call: AtomicU64::new(1), caller }
+        Self {
+            services,
+            tools,
+            structured_content,
+            next_call: AtomicU64::new(1),
+            caller,
+        }
     }
 
     async fn dispatch(&self, name: &str, args: &JsonObject) -> Option<ToolOutput> {
         Some(match name {
             "web_search" => self.services.web_search(args).await,
             "web_fetch" => self.services.web_fetch(args).await,
-            "engine_status" if self.services.config().status.enabled => self.services.engine_status(args).await,
+            "engine_status" if self.services.config().status.enabled => {
+                self.services.engine_status(args).await
+            }
             _ => return None,
         })
     }
@@ -75,7 +87,11 @@ impl Adapter {
             Err(error) => (error.to_json(), true),
         };
         let text = vec![ContentBlock::text(value.to_string())];
-        let mut result = if is_error { CallToolResult::error(text) } else { CallToolResult::success(text) };
+        let mut result = if is_error {
+            CallToolResult::error(text)
+        } else {
+            CallToolResult::success(text)
+        };
         if self.structured_content {
             result.structured_content = Some(value);
         }
@@ -103,12 +119,18 @@ impl ServerHandler for Adapter {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(tool) = self.tools.iter().find(|t| t.name == request.name).map(|t| t.name.clone()) else {
+        let Some(tool) = self
+            .tools
+            .iter()
+            .find(|t| t.name == request.name)
+            .map(|t| t.name.clone())
+        else {
             // The name is the caller's text: not echoed.
             return Err(ErrorData::invalid_params("unknown tool", None));
         };
         let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let span = tracing::info_span!("call", request_id = call_id, caller = self.caller, tool = %tool);
+        let span =
+            tracing::info_span!("call", request_id = call_id, caller = self.caller, tool = %tool);
         let args = request.arguments.unwrap_or_default();
         let started = Instant::now();
         let work = async {
@@ -121,7 +143,9 @@ impl ServerHandler for Adapter {
         }
         .instrument(span.clone());
         let Some(output) = work.await else {
-            span.in_scope(|| tracing::info!(event = "call_cancelled", "call cancelled by the client"));
+            span.in_scope(|| {
+                tracing::info!(event = "call_cancelled", "call cancelled by the client")
+            });
             return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None));
         };
         let Some(output) = output else {
@@ -130,13 +154,35 @@ impl ServerHandler for Adapter {
         let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.in_scope(|| match &output {
             Ok(value) => {
-                let outcome = value.get("outcome").and_then(Value::as_str).unwrap_or_default();
-                let count = value.get("results").and_then(Value::as_array).map_or(0, Vec::len);
-                tracing::info!(event = "call_done", outcome, count, latency_ms, "call answered");
+                let outcome = value
+                    .get("outcome")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let count = value
+                    .get("results")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                tracing::info!(
+                    event = "call_done",
+                    outcome,
+                    count,
+                    latency_ms,
+                    "call answered"
+                );
             }
             Err(error) => {
-                let reason = error.detail.get("reason").and_then(Value::as_str).unwrap_or_default();
-                tracing::info!(event = "call_refused", kind = error.kind.as_str(), reason, latency_ms, "call answered with an error");
+                let reason = error
+                    .detail
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                tracing::info!(
+                    event = "call_refused",
+                    kind = error.kind.as_str(),
+                    reason,
+                    latency_ms,
+                    "call answered with an error"
+                );
             }
         });
         Ok(self.render(output).into())
@@ -150,8 +196,15 @@ impl ServerHandler for Adapter {
         // A tools/call whose params do not parse (arguments not an object)
         // lands here; say what is wrong without echoing it.
         if request.method == "tools/call" {
-            return Err(ErrorData::invalid_params("tools/call takes a name and an arguments object", None));
+            return Err(ErrorData::invalid_params(
+                "tools/call takes a name and an arguments object",
+                None,
+            ));
         }
-        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "method not found", None))
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "method not found",
+            None,
+        ))
     }
 }

@@ -46,15 +46,25 @@ async fn serve(config: Config) -> Result<ExitCode> {
         kind: WorkerKind::Net,
         exe: exe.clone(),
         log_level: level,
-        net_init: Some(NetInit { egress: config.egress.policy.clone() }),
+        net_init: Some(NetInit {
+            egress: config.egress.policy.clone(),
+        }),
     };
-    let parse = WorkerSpec { kind: WorkerKind::Parse, exe, log_level: level, net_init: None };
+    let parse = WorkerSpec {
+        kind: WorkerKind::Parse,
+        exe,
+        log_level: level,
+        net_init: None,
+    };
     let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
     let workers = Arc::new(Workers::new(net, parse, parse_workers, spawner));
     if workers.start_all().await.is_err() {
         // Calls answer unavailable until a worker can be started; the
         // reason is in the worker_start_failed line above.
-        tracing::error!(event = "workers_unavailable", "not every worker could be started");
+        tracing::error!(
+            event = "workers_unavailable",
+            "not every worker could be started"
+        );
     }
     let pids = workers.pids().await;
     tracing::info!(
@@ -65,7 +75,11 @@ async fn serve(config: Config) -> Result<ExitCode> {
         "rypsok serving"
     );
 
-    let services = Arc::new(Services::new(Arc::clone(&config), workers.clone(), workers.clone()));
+    let services = Arc::new(Services::new(
+        Arc::clone(&config),
+        workers.clone(),
+        workers.clone(),
+    ));
     let adapter = Adapter::new(services, "stdio");
     let ct = CancellationToken::new();
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
@@ -81,13 +95,16 @@ async fn serve(config: Config) -> Result<ExitCode> {
     });
 
     let (reader, writer) = stdio_pipes();
-    let transport = AsyncRwTransport::new_server(reader, writer).with_max_line_length(MAX_LINE_BYTES);
+    let transport =
+        AsyncRwTransport::new_server(reader, writer).with_max_line_length(MAX_LINE_BYTES);
     match adapter.serve_with_ct(transport, ct.clone()).await {
         Ok(running) => {
             let _ = running.waiting().await;
         }
         // End of input or a signal before any request: a clean stop too.
-        Err(e) => tracing::info!(event = "session_ended", reason = %e, "session ended before it began"),
+        Err(e) => {
+            tracing::info!(event = "session_ended", reason = %e, "session ended before it began")
+        }
     }
     workers.shutdown().await;
     tracing::info!(event = "stopped", "rypsok stopped");

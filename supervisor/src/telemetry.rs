@@ -28,7 +28,9 @@ pub(crate) fn init(process: &'static str, level: LogLevel) {
     // and warn; none of it may reach the log (REQ-PRIV-004).
     let directives = format!("{},rmcp=off", level.as_str());
     let filter = EnvFilter::try_new(directives).unwrap_or_else(|_| EnvFilter::new("info,rmcp=off"));
-    let subscriber = tracing_subscriber::registry().with(filter).with(JsonLines { process });
+    let subscriber = tracing_subscriber::registry()
+        .with(filter)
+        .with(JsonLines { process });
     // A second init (tests in one process) keeps the first logger.
     let _ = tracing::subscriber::set_global_default(subscriber);
 }
@@ -44,10 +46,12 @@ struct JsonVisitor<'a>(&'a mut Map<String, Value>);
 
 impl Visit for JsonVisitor<'_> {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), Value::String(format!("{value:?}")));
+        self.0
+            .insert(field.name().to_owned(), Value::String(format!("{value:?}")));
     }
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), Value::String(value.to_owned()));
+        self.0
+            .insert(field.name().to_owned(), Value::String(value.to_owned()));
     }
     fn record_u64(&mut self, field: &Field, value: u64) {
         self.0.insert(field.name().to_owned(), Value::from(value));
@@ -75,7 +79,10 @@ where
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let mut line = Map::new();
         line.insert("timestamp".to_owned(), Value::String(rfc3339_now()));
-        line.insert("level".to_owned(), Value::String(event.metadata().level().as_str().to_ascii_lowercase()));
+        line.insert(
+            "level".to_owned(),
+            Value::String(event.metadata().level().as_str().to_ascii_lowercase()),
+        );
         line.insert("process".to_owned(), Value::String(self.process.to_owned()));
         if let Some(scope) = ctx.event_scope(event) {
             for span in scope.from_root() {
@@ -94,7 +101,9 @@ where
 
 /// The current time as RFC 3339 UTC with milliseconds.
 fn rfc3339_now() -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = now.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(i64::try_from(days).unwrap_or(0));

@@ -15,7 +15,10 @@ pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
         return ExitCode::FAILURE;
     }
     crate::telemetry::init(kind.as_str(), level);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(_) => return ExitCode::FAILURE,
     };

@@ -80,12 +80,15 @@ pub(crate) struct Spawner {
 
 impl Spawner {
     pub(crate) fn start() -> std::io::Result<Self> {
-        let (tx, rx) = std::sync::mpsc::channel::<(Command, oneshot::Sender<std::io::Result<Child>>)>();
-        std::thread::Builder::new().name("rypsok-spawner".to_owned()).spawn(move || {
-            while let Ok((mut cmd, reply)) = rx.recv() {
-                let _ = reply.send(cmd.spawn());
-            }
-        })?;
+        let (tx, rx) =
+            std::sync::mpsc::channel::<(Command, oneshot::Sender<std::io::Result<Child>>)>();
+        std::thread::Builder::new()
+            .name("rypsok-spawner".to_owned())
+            .spawn(move || {
+                while let Ok((mut cmd, reply)) = rx.recv() {
+                    let _ = reply.send(cmd.spawn());
+                }
+            })?;
         Ok(Self { tx })
     }
 
@@ -94,7 +97,9 @@ impl Spawner {
         self.tx
             .send((cmd, reply))
             .map_err(|_| std::io::Error::other("spawner thread ended"))?;
-        answer.await.map_err(|_| std::io::Error::other("spawner thread ended"))?
+        answer
+            .await
+            .map_err(|_| std::io::Error::other("spawner thread ended"))?
     }
 }
 
@@ -118,7 +123,13 @@ impl<P: Protocol> Conn<P> {
     /// reaps the child off the runtime's threads.
     fn kill(&self, why: &'static str) {
         if self.alive.swap(false, Ordering::AcqRel) {
-            tracing::warn!(event = "worker_killed", worker = self.kind.as_str(), pid = self.pid, reason = why, "worker killed; it will be replaced");
+            tracing::warn!(
+                event = "worker_killed",
+                worker = self.kind.as_str(),
+                pid = self.pid,
+                reason = why,
+                "worker killed; it will be replaced"
+            );
         }
         lock(&self.pending).clear();
         if let Some(mut child) = lock(&self.child).take() {
@@ -158,11 +169,19 @@ impl<P: Protocol> Drop for CancelOnDrop<'_, P> {
     }
 }
 
-async fn call<P: Protocol>(conn: &Arc<Conn<P>>, body: P::Request, deadline: Instant) -> Result<P::Answer, PortError> {
+async fn call<P: Protocol>(
+    conn: &Arc<Conn<P>>,
+    body: P::Request,
+    deadline: Instant,
+) -> Result<P::Answer, PortError> {
     let id = conn.next_id.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = oneshot::channel();
     lock(&conn.pending).insert(id, tx);
-    let mut guard = CancelOnDrop { conn, id, armed: true };
+    let mut guard = CancelOnDrop {
+        conn,
+        id,
+        armed: true,
+    };
     if conn.outbox.send(ToWorker::Request { id, body }).is_err() {
         guard.armed = false;
         conn.forget(id);
@@ -196,15 +215,20 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
-    let mut child = spawner.spawn(cmd).await.map_err(|e| format!("spawn: {}", e.kind()))?;
+    let mut child = spawner
+        .spawn(cmd)
+        .await
+        .map_err(|e| format!("spawn: {}", e.kind()))?;
     let pid = child.id();
     let pipes = child.stdin.take().zip(child.stdout.take());
     let Some((stdin, stdout)) = pipes else {
         let _ = child.kill();
         return Err("pipes missing".to_owned());
     };
-    let mut writer = tokio::process::ChildStdin::from_std(stdin).map_err(|e| format!("pipe: {}", e.kind()))?;
-    let mut reader = tokio::process::ChildStdout::from_std(stdout).map_err(|e| format!("pipe: {}", e.kind()))?;
+    let mut writer =
+        tokio::process::ChildStdin::from_std(stdin).map_err(|e| format!("pipe: {}", e.kind()))?;
+    let mut reader =
+        tokio::process::ChildStdout::from_std(stdout).map_err(|e| format!("pipe: {}", e.kind()))?;
 
     let handshake = async {
         if let Some(init) = &spec.net_init {
@@ -237,7 +261,13 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
         alive: AtomicBool::new(true),
         child: Mutex::new(Some(child)),
     });
-    tracing::info!(event = "worker_started", worker = spec.kind.as_str(), pid, confinement = "none", "worker started");
+    tracing::info!(
+        event = "worker_started",
+        worker = spec.kind.as_str(),
+        pid,
+        confinement = "none",
+        "worker started"
+    );
 
     let writer_conn = Arc::downgrade(&conn);
     tokio::spawn(async move {
@@ -262,13 +292,17 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
                         Some(tx) => {
                             let _ = tx.send(body);
                         }
-                        None if id >= reader_conn.next_id.load(Ordering::Relaxed) => break "answered an unknown request",
+                        None if id >= reader_conn.next_id.load(Ordering::Relaxed) => {
+                            break "answered an unknown request";
+                        }
                         None => {}
                     }
                 }
                 Ok(FromWorker::Hello(_)) => break "said hello twice",
                 Err(FrameError::Closed) => break "exited",
-                Err(FrameError::Undecodable | FrameError::TooLarge(_)) => break "sent a frame that does not decode",
+                Err(FrameError::Undecodable | FrameError::TooLarge(_)) => {
+                    break "sent a frame that does not decode";
+                }
                 Err(FrameError::Io(_)) => break "pipe failed",
             }
         };
@@ -295,7 +329,11 @@ impl<P: Protocol> Slot<P> {
         Self {
             spec,
             spawner,
-            state: tokio::sync::Mutex::new(SlotState { conn: None, deaths: VecDeque::new(), retry_at: None }),
+            state: tokio::sync::Mutex::new(SlotState {
+                conn: None,
+                deaths: VecDeque::new(),
+                retry_at: None,
+            }),
         }
     }
 
@@ -311,7 +349,11 @@ impl<P: Protocol> Slot<P> {
             state.conn = None;
             state.deaths.push_back(now);
         }
-        while state.deaths.front().is_some_and(|t| now.duration_since(*t) > DEATH_WINDOW) {
+        while state
+            .deaths
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > DEATH_WINDOW)
+        {
             state.deaths.pop_front();
         }
         if state.retry_at.is_some_and(|t| now < t) {
@@ -323,10 +365,18 @@ impl<P: Protocol> Slot<P> {
                 // A worker that died at least this often recently is started
                 // again only after a delay, doubling up to MAX_BACKOFF.
                 if state.deaths.len() >= DEATHS_BEFORE_BACKOFF {
-                    let exponent = u32::try_from(state.deaths.len() - DEATHS_BEFORE_BACKOFF).unwrap_or(u32::MAX).min(6);
+                    let exponent = u32::try_from(state.deaths.len() - DEATHS_BEFORE_BACKOFF)
+                        .unwrap_or(u32::MAX)
+                        .min(6);
                     let delay = (Duration::from_millis(500) * 2u32.pow(exponent)).min(MAX_BACKOFF);
                     state.retry_at = Some(now + delay);
-                    tracing::warn!(event = "worker_backoff", worker = self.spec.kind.as_str(), deaths = state.deaths.len(), delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX), "worker keeps dying; further restarts are delayed");
+                    tracing::warn!(
+                        event = "worker_backoff",
+                        worker = self.spec.kind.as_str(),
+                        deaths = state.deaths.len(),
+                        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                        "worker keeps dying; further restarts are delayed"
+                    );
                 }
                 state.conn = Some(Arc::clone(&conn));
                 Ok(conn)
@@ -372,8 +422,15 @@ pub(crate) struct Workers {
 }
 
 impl Workers {
-    pub(crate) fn new(net: WorkerSpec, parse: WorkerSpec, parse_workers: usize, spawner: Spawner) -> Self {
-        let parsers = (0..parse_workers).map(|_| Slot::new(parse.clone(), spawner.clone())).collect();
+    pub(crate) fn new(
+        net: WorkerSpec,
+        parse: WorkerSpec,
+        parse_workers: usize,
+        spawner: Spawner,
+    ) -> Self {
+        let parsers = (0..parse_workers)
+            .map(|_| Slot::new(parse.clone(), spawner.clone()))
+            .collect();
         Self {
             net: Slot::new(net, spawner),
             parsers,
@@ -423,7 +480,11 @@ impl NetPort for Workers {
         deadline: Instant,
     ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
         Box::pin(async move {
-            match self.net.call(NetRequest::Exchange(request), deadline).await? {
+            match self
+                .net
+                .call(NetRequest::Exchange(request), deadline)
+                .await?
+            {
                 NetResponse::Exchange(result) => Ok(result),
             }
         })
@@ -431,13 +492,19 @@ impl NetPort for Workers {
 }
 
 impl ParsePort for Workers {
-    fn parse(&self, request: ParseRequest, deadline: Instant) -> PortFuture<'_, Result<ParseResponse, PortError>> {
+    fn parse(
+        &self,
+        request: ParseRequest,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
         Box::pin(async move {
             let Ok(permit) = timeout_at(deadline, self.parser_permits.acquire()).await else {
                 return Err(PortError::Timeout);
             };
             let _permit = permit.map_err(|_| PortError::Unavailable)?;
-            let index = lock(&self.idle_parsers).pop().ok_or(PortError::Unavailable)?;
+            let index = lock(&self.idle_parsers)
+                .pop()
+                .ok_or(PortError::Unavailable)?;
             // Give the parser back however this call ends, dropped included.
             struct Return<'a>(&'a Mutex<Vec<usize>>, usize);
             impl Drop for Return<'_> {
@@ -452,3 +519,6 @@ impl ParsePort for Workers {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,11 @@ use std::process::Command;
 use crate::support::{TempDir, binary, workspace_file};
 
 fn rypsok(args: &[&str]) -> std::process::Output {
-    Command::new(binary()).args(args).env_remove("RYPSOK_CONFIG").output().expect("run rypsok")
+    Command::new(binary())
+        .args(args)
+        .env_remove("RYPSOK_CONFIG")
+        .output()
+        .expect("run rypsok")
 }
 
 // Verifies: REQ-OPS-001 (--version prints the version, exit 0)
@@ -19,7 +23,12 @@ fn prints_its_version() {
 // Verifies: REQ-OPS-001 (usage errors exit 2 with a message on stderr)
 #[test]
 fn exits_two_on_usage_errors() {
-    for args in [&["serve"][..], &["frobnicate"], &["serve", "--transport", "carrier-pigeon"], &[]] {
+    for args in [
+        &["serve"][..],
+        &["frobnicate"],
+        &["serve", "--transport", "carrier-pigeon"],
+        &[],
+    ] {
         let out = rypsok(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}: stdout must stay clean");
@@ -50,7 +59,14 @@ fn fixtures() -> Vec<(String, std::path::PathBuf, Vec<String>)> {
                 .filter_map(|l| l.strip_prefix("# expect: "))
                 .map(str::to_owned)
                 .collect();
-            (p.file_name().unwrap_or_default().to_string_lossy().into_owned(), p, expect)
+            (
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                p,
+                expect,
+            )
         })
         .collect();
     out.sort();
@@ -61,7 +77,11 @@ fn fixtures() -> Vec<(String, std::path::PathBuf, Vec<String>)> {
 #[test]
 fn check_reports_every_problem_of_every_refused_fixture() {
     let all = fixtures();
-    assert!(all.len() >= 10, "expected the refusal fixtures, found {}", all.len());
+    assert!(
+        all.len() >= 10,
+        "expected the refusal fixtures, found {}",
+        all.len()
+    );
     for (name, path, expect) in all {
         let out = Command::new(binary())
             .arg("check")
@@ -75,7 +95,10 @@ fn check_reports_every_problem_of_every_refused_fixture() {
         }
         assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         for line in &expect {
-            assert!(stderr.lines().any(|l| l == line), "{name}: missing `{line}` in:\n{stderr}");
+            assert!(
+                stderr.lines().any(|l| l == line),
+                "{name}: missing `{line}` in:\n{stderr}"
+            );
         }
         assert!(out.stdout.is_empty(), "{name}");
     }
@@ -85,7 +108,12 @@ fn check_reports_every_problem_of_every_refused_fixture() {
 #[test]
 fn check_accepts_no_file_at_all() {
     let out = rypsok(&["check"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 // Verifies: REQ-CFG-004 (an inline secret is refused and never printed)
@@ -96,7 +124,12 @@ fn check_refuses_an_inline_secret_without_printing_it() {
         "c.toml",
         "[engines.brave]\ntype = \"brave\"\napi_key = \"BSAxxxxxxxxxxxxxxxxxxxxxxxxxxxx1\"\n",
     );
-    let out = Command::new(binary()).arg("check").arg("--config").arg(&path).output().expect("check");
+    let out = Command::new(binary())
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .output()
+        .expect("check");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("engines.brave.api_key"), "{stderr}");
@@ -116,4 +149,21 @@ fn serve_does_not_start_on_an_invalid_configuration() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("config_version"));
+}
+
+// Verifies: REQ-CFG-001 (the shipped example configuration is valid)
+#[test]
+fn check_accepts_the_packaged_example() {
+    let out = Command::new(binary())
+        .arg("check")
+        .arg("--config")
+        .arg(workspace_file("packaging/rypsok.example.toml"))
+        .output()
+        .expect("check");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

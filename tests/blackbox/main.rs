@@ -4,6 +4,8 @@
 //! touches the internet.
 //!
 //! Table of contents:
+//! - `brave`: Brave beside Wikipedia: the key only to Brave, merged and
+//!   attributed results, partial answers, workers without environment.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
@@ -20,6 +22,7 @@
 
 mod support;
 
+mod brave;
 mod cli;
 mod protocol;
 mod search;

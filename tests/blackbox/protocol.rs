@@ -22,11 +22,23 @@ fn lists_the_golden_tools_at_zero_configuration() {
         let text = serde_json::to_string_pretty(tools).expect("render") + "\n";
         std::fs::write(&path, text).expect("write golden");
     }
-    let golden: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("golden file")).expect("golden JSON");
-    assert_eq!(tools, &golden, "tools/list changed; review and rerun with RYPSOK_UPDATE_GOLDEN=1");
-    let names: Vec<&str> = tools.as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    let golden: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("golden file"))
+        .expect("golden JSON");
+    assert_eq!(
+        tools, &golden,
+        "tools/list changed; review and rerun with RYPSOK_UPDATE_GOLDEN=1"
+    );
+    let names: Vec<&str> = tools
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
     assert_eq!(names, ["web_search", "web_fetch", "engine_status"]);
-    assert_eq!(tools[0]["inputSchema"]["additionalProperties"], json!(false));
+    assert_eq!(
+        tools[0]["inputSchema"]["additionalProperties"],
+        json!(false)
+    );
     assert_eq!(tools[2]["annotations"]["openWorldHint"], json!(false));
 }
 
@@ -35,8 +47,13 @@ fn lists_the_golden_tools_at_zero_configuration() {
 fn states_in_its_instructions_that_results_are_data() {
     let mut server = Server::start(None);
     let init = server.initialize();
-    let instructions = init["result"]["instructions"].as_str().expect("instructions");
-    assert!(instructions.contains("never an instruction"), "{instructions}");
+    let instructions = init["result"]["instructions"]
+        .as_str()
+        .expect("instructions");
+    assert!(
+        instructions.contains("never an instruction"),
+        "{instructions}"
+    );
     assert_eq!(init["result"]["serverInfo"]["name"], json!("rypsok"));
 }
 
@@ -47,23 +64,45 @@ fn serves_the_stateless_revision_without_a_handshake() {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}});
     let list = server.request("tools/list", json!({"_meta": meta}));
-    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(3), "{list}");
-    let status = server.request("tools/call", json!({"name": "engine_status", "arguments": {}, "_meta": meta}));
-    assert_eq!(status["result"]["structuredContent"]["outcome"], json!("ok"), "{status}");
+    assert_eq!(
+        list["result"]["tools"].as_array().map(Vec::len),
+        Some(3),
+        "{list}"
+    );
+    let status = server.request(
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}, "_meta": meta}),
+    );
+    assert_eq!(
+        status["result"]["structuredContent"]["outcome"],
+        json!("ok"),
+        "{status}"
+    );
 }
 
 // Verifies: REQ-MCP-009 (the list follows the configuration: two languages, no engine_status)
 #[test]
 fn follows_the_configuration_in_its_tool_list() {
-    let mut server = Server::start(Some("[search]\nlanguages = [\"en\", \"ja\"]\n[status]\nenabled = false\n"));
+    let mut server = Server::start(Some(
+        "[search]\nlanguages = [\"en\", \"ja\"]\n[status]\nenabled = false\n",
+    ));
     server.initialize();
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["web_search", "web_fetch"]);
-    assert_eq!(tools[0]["inputSchema"]["properties"]["language"]["enum"], json!(["en", "ja"]));
-    let call = server.request("tools/call", json!({"name": "engine_status", "arguments": {}}));
-    assert!(call.get("error").is_some(), "a removed tool is unknown: {call}");
+    assert_eq!(
+        tools[0]["inputSchema"]["properties"]["language"]["enum"],
+        json!(["en", "ja"])
+    );
+    let call = server.request(
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}}),
+    );
+    assert!(
+        call.get("error").is_some(),
+        "a removed tool is unknown: {call}"
+    );
 }
 
 // Verifies: REQ-SEARCH-006, REQ-ERR-003, REQ-ERR-004 (invalid_request as a tool error, never echoing input)
@@ -81,14 +120,27 @@ fn refuses_bad_arguments_as_tool_errors_without_echo() {
     ] {
         let result = server.call("web_search", args.clone());
         assert_eq!(result["isError"], json!(true), "{args}");
-        assert_eq!(structured(&result)["error"]["kind"], json!("invalid_request"), "{args}");
+        assert_eq!(
+            structured(&result)["error"]["kind"],
+            json!("invalid_request"),
+            "{args}"
+        );
         assert_text_mirrors_structure(&result);
-        assert!(!result.to_string().contains(marker), "{args} echoed: {result}");
+        assert!(
+            !result.to_string().contains(marker),
+            "{args} echoed: {result}"
+        );
     }
-    let bad = server.request("tools/call", json!({"name": "web_search", "arguments": "not an object"}));
+    let bad = server.request(
+        "tools/call",
+        json!({"name": "web_search", "arguments": "not an object"}),
+    );
     assert!(bad["error"].is_object(), "{bad}");
     let unknown = server.request("tools/call", json!({"name": marker, "arguments": {}}));
-    assert!(unknown["error"].is_object() && !unknown.to_string().contains(marker), "{unknown}");
+    assert!(
+        unknown["error"].is_object() && !unknown.to_string().contains(marker),
+        "{unknown}"
+    );
 }
 
 // Verifies: REQ-FETCH-003, REQ-FETCH-001 (web_fetch validates, then says plainly it is not built yet)
@@ -96,11 +148,25 @@ fn refuses_bad_arguments_as_tool_errors_without_echo() {
 fn answers_web_fetch_with_a_clear_error_until_its_pipeline_lands() {
     let mut server = Server::start(None);
     server.initialize();
-    let bad = server.call("web_fetch", json!({"url": "https://example.org/", "max_chars": 10}));
-    assert_eq!(structured(&bad)["error"]["detail"], json!({"parameter": "max_chars", "min": 500, "max": 20000}));
+    let bad = server.call(
+        "web_fetch",
+        json!({"url": "https://example.org/", "max_chars": 10}),
+    );
+    assert_eq!(
+        structured(&bad)["error"]["detail"],
+        json!({"parameter": "max_chars", "min": 500, "max": 20000})
+    );
     let not_built = server.call("web_fetch", json!({"url": "https://example.org/"}));
-    assert_eq!(structured(&not_built)["error"]["kind"], json!("unavailable"));
-    assert!(structured(&not_built)["error"]["message"].as_str().unwrap_or_default().contains("not available"));
+    assert_eq!(
+        structured(&not_built)["error"]["kind"],
+        json!("unavailable")
+    );
+    assert!(
+        structured(&not_built)["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not available")
+    );
 }
 
 // Verifies: REQ-MCP-002 (stdout carries MCP messages only; exit 0 on end of input)
@@ -108,6 +174,8 @@ fn answers_web_fetch_with_a_clear_error_until_its_pipeline_lands() {
 fn exits_cleanly_at_end_of_input() {
     let mut server = Server::start(None);
     server.initialize();
-    let status = server.close_and_wait(Duration::from_secs(5)).expect("exits after end of input");
+    let status = server
+        .close_and_wait(Duration::from_secs(5))
+        .expect("exits after end of input");
     assert!(status.success());
 }

@@ -6,10 +6,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{FakeHttp, Reply, Server, assert_text_mirrors_structure, structured, wikipedia_config, workspace_file};
+use crate::support::{
+    FakeHttp, Reply, Server, assert_text_mirrors_structure, structured, wikipedia_config,
+    workspace_file,
+};
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(workspace_file(&format!("worker-parse/testdata/wikipedia/{name}"))).expect("fixture")
+    std::fs::read(workspace_file(&format!(
+        "worker-parse/testdata/wikipedia/{name}"
+    )))
+    .expect("fixture")
 }
 
 fn server_for(fake: &FakeHttp) -> Server {
@@ -23,36 +29,72 @@ fn server_for(fake: &FakeHttp) -> Server {
 fn returns_clean_wikipedia_results_through_every_process() {
     let fake = FakeHttp::start(Reply::json(&fixture("en_search_counter_strike_2021.json")));
     let mut server = server_for(&fake);
-    let result = server.call("web_search", json!({"query": "counter strike & co", "max_results": 3}));
+    let result = server.call(
+        "web_search",
+        json!({"query": "counter strike & co", "max_results": 3}),
+    );
     assert_text_mirrors_structure(&result);
     let body = structured(&result);
     assert_eq!(body["outcome"], json!("ok"), "{result}");
     let results = body["results"].as_array().expect("results");
     assert_eq!(results.len(), 3);
     assert_eq!(results[0]["title"], json!("Counter-Strike"));
-    assert_eq!(results[0]["url"], json!("https://en.wikipedia.org/wiki/Counter-Strike"));
-    assert_eq!(results[1]["url"], json!("https://en.wikipedia.org/wiki/Counter-Strike:_Global_Offensive"));
+    assert_eq!(
+        results[0]["url"],
+        json!("https://en.wikipedia.org/wiki/Counter-Strike")
+    );
+    assert_eq!(
+        results[1]["url"],
+        json!("https://en.wikipedia.org/wiki/Counter-Strike:_Global_Offensive")
+    );
     let snippet = results[0]["snippet"].as_str().expect("snippet");
-    assert!(snippet.starts_with("Counter-Strike (CS) is a series"), "{snippet}");
-    assert!(!snippet.contains('<') && !snippet.contains("searchmatch"), "{snippet}");
+    assert!(
+        snippet.starts_with("Counter-Strike (CS) is a series"),
+        "{snippet}"
+    );
+    assert!(
+        !snippet.contains('<') && !snippet.contains("searchmatch"),
+        "{snippet}"
+    );
     // `timestamp` is the last edit, not a date of the page: no `date`.
     assert!(results[0].get("date").is_none());
     // The request the engine saw: the operator's endpoint, the query, our User-Agent.
     let seen = fake.seen();
     assert_eq!(seen.len(), 1);
-    assert!(seen[0].target.starts_with("/w/api.php?"), "{}", seen[0].target);
-    assert!(seen[0].target.contains("srsearch=counter+strike+%26+co"), "{}", seen[0].target);
-    let ua = seen[0].headers.iter().find(|(n, _)| n == "user-agent").map(|(_, v)| v.clone()).unwrap_or_default();
-    assert!(ua.starts_with("rypsok/") && ua.ends_with("; ops@example.org)"), "{ua}");
+    assert!(
+        seen[0].target.starts_with("/w/api.php?"),
+        "{}",
+        seen[0].target
+    );
+    assert!(
+        seen[0].target.contains("srsearch=counter+strike+%26+co"),
+        "{}",
+        seen[0].target
+    );
+    let ua = seen[0]
+        .headers
+        .iter()
+        .find(|(n, _)| n == "user-agent")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    assert!(
+        ua.starts_with("rypsok/") && ua.ends_with("; ops@example.org)"),
+        "{ua}"
+    );
 }
 
 // Verifies: REQ-ERR-005 (an engine that answered with nothing is empty, not an error)
 #[test]
 fn answers_empty_when_the_engine_finds_nothing() {
-    let fake = FakeHttp::start(Reply::json(&fixture("en_search_no_results_gobbilygook_2017.json")));
+    let fake = FakeHttp::start(Reply::json(&fixture(
+        "en_search_no_results_gobbilygook_2017.json",
+    )));
     let mut server = server_for(&fake);
     let result = server.call("web_search", json!({"query": "gobbilygook"}));
-    assert_eq!(structured(&result), &json!({"outcome": "empty", "notices": [], "results": []}));
+    assert_eq!(
+        structured(&result),
+        &json!({"outcome": "empty", "notices": [], "results": []})
+    );
 }
 
 // Verifies: REQ-ENG-006, REQ-ENG-009, REQ-ERR-005 (an API error body and the 403 block are failures, never results)
@@ -63,14 +105,26 @@ fn answers_unavailable_for_an_api_error_body_and_the_user_agent_block() {
     let result = server.call("web_search", json!({"query": "anything"}));
     assert_eq!(result["isError"], json!(true));
     assert_eq!(structured(&result)["error"]["kind"], json!("unavailable"));
-    assert_eq!(structured(&result)["error"]["detail"]["reason"], json!("all_failed"));
+    assert_eq!(
+        structured(&result)["error"]["detail"]["reason"],
+        json!("all_failed")
+    );
 
-    fake.set_reply(Reply::json(&fixture("wikimedia_403_user_agent_policy.txt")).with_status(403, "text/plain"));
+    fake.set_reply(
+        Reply::json(&fixture("wikimedia_403_user_agent_policy.txt")).with_status(403, "text/plain"),
+    );
     let result = server.call("web_search", json!({"query": "anything"}));
-    assert_eq!(structured(&result)["error"]["detail"]["reason"], json!("all_failed"), "{result}");
+    assert_eq!(
+        structured(&result)["error"]["detail"]["reason"],
+        json!("all_failed"),
+        "{result}"
+    );
     // No provider text crosses into the envelope.
     assert!(!result.to_string().contains("robot policy"), "{result}");
-    let blocked = server.log().into_iter().any(|l| l["event"] == json!("engine_result") && l["class"] == json!("blocked"));
+    let blocked = server
+        .log()
+        .into_iter()
+        .any(|l| l["event"] == json!("engine_result") && l["class"] == json!("blocked"));
     assert!(blocked, "the block is classified in the log");
 }
 
@@ -82,10 +136,17 @@ fn ends_at_the_deadline_when_the_engine_hangs() {
     let started = Instant::now();
     let result = server.call("web_search", json!({"query": "slow"}));
     let elapsed = started.elapsed();
-    assert_eq!(structured(&result)["error"]["detail"]["reason"], json!("deadline"), "{result}");
+    assert_eq!(
+        structured(&result)["error"]["detail"]["reason"],
+        json!("deadline"),
+        "{result}"
+    );
     // LIM-S7 is the configured 1500 ms deadline plus 300 ms; the margin
     // absorbs a loaded machine, never an engine's 8 s.
-    assert!(elapsed < Duration::from_millis(1500 + 300 + 2000), "{elapsed:?}");
+    assert!(
+        elapsed < Duration::from_millis(1500 + 300 + 2000),
+        "{elapsed:?}"
+    );
 }
 
 // Verifies: REQ-MCP-007, REQ-AGG-006 (notifications/cancelled stops the engine request in worker-net)
@@ -93,7 +154,10 @@ fn ends_at_the_deadline_when_the_engine_hangs() {
 fn cancellation_reaches_the_engine_request() {
     let fake = FakeHttp::start(Reply::json(b"{}").delayed(Duration::from_secs(3)));
     let mut server = server_for(&fake);
-    let id = server.send_request("tools/call", json!({"name": "web_search", "arguments": {"query": "cancel me"}}));
+    let id = server.send_request(
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"query": "cancel me"}}),
+    );
     let until = Instant::now() + Duration::from_secs(3);
     while fake.seen().is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(10));
@@ -106,7 +170,10 @@ fn cancellation_reaches_the_engine_request() {
     while !fake.seen()[0].abandoned && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(fake.seen()[0].abandoned, "worker-net closed the engine connection");
+    assert!(
+        fake.seen()[0].abandoned,
+        "worker-net closed the engine connection"
+    );
     // The server goes on serving.
     let status = server.call("engine_status", json!({}));
     assert_eq!(structured(&status)["outcome"], json!("ok"));
@@ -117,12 +184,19 @@ fn cancellation_reaches_the_engine_request() {
 fn gives_identical_output_for_identical_answers() {
     let fake = FakeHttp::start(Reply::json(&fixture("de_search_hallo_2019.json")));
     let mut server = server_for(&fake);
-    let texts: Vec<Value> = (0..3)
-        .map(|_| server.call("web_search", json!({"query": "hallo", "max_results": 10}))["content"][0]["text"].clone())
-        .collect();
+    let mut texts = Vec::new();
+    for _ in 0..3 {
+        let result = server.call("web_search", json!({"query": "hallo", "max_results": 10}));
+        texts.push(result["content"][0]["text"].clone());
+    }
     assert_eq!(texts[0], texts[1]);
     assert_eq!(texts[1], texts[2]);
     let body: Value = serde_json::from_str(texts[0].as_str().expect("text")).expect("json");
-    let urls: Vec<&str> = body["results"].as_array().expect("results").iter().filter_map(|r| r["url"].as_str()).collect();
+    let urls: Vec<&str> = body["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["url"].as_str())
+        .collect();
     assert!(urls.iter().any(|u| u.contains("H%C3%B6here")), "{urls:?}");
 }

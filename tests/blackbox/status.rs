@@ -2,7 +2,10 @@
 
 use serde_json::json;
 
-use crate::support::{FakeHttp, Reply, Server, assert_text_mirrors_structure, structured, wikipedia_config, workspace_file};
+use crate::support::{
+    FakeHttp, Reply, Server, assert_text_mirrors_structure, structured, wikipedia_config,
+    workspace_file,
+};
 
 // Verifies: REQ-STATUS-001, REQ-STATUS-002, REQ-OPS-003 (zero configuration: Wikipedia closed, Brave without a key)
 #[test]
@@ -17,23 +20,40 @@ fn reports_zero_configuration_engines_in_identifier_order() {
             {"id": "brave", "state": "disabled", "latency_ms": null, "reason": "no_credential"},
             {"id": "wikipedia", "state": "closed", "latency_ms": null}]})
     );
-    let inactive: Vec<_> = server.log().into_iter().filter(|l| l["event"] == json!("engine_inactive")).collect();
-    assert_eq!(inactive.len(), 1, "one log line for the keyless Brave: {inactive:?}");
+    let inactive: Vec<_> = server
+        .log()
+        .into_iter()
+        .filter(|l| l["event"] == json!("engine_inactive"))
+        .collect();
+    assert_eq!(
+        inactive.len(),
+        1,
+        "one log line for the keyless Brave: {inactive:?}"
+    );
 }
 
 // Verifies: REQ-STATUS-001, REQ-OBS-002 (latency appears once the engine answered; disabled engines keep their reason)
 #[test]
 fn reports_latency_after_a_search_and_the_reason_of_a_disabled_engine() {
-    let body = std::fs::read(workspace_file("worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json")).expect("fixture");
+    let body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
+    ))
+    .expect("fixture");
     let fake = FakeHttp::start(Reply::json(&body));
-    let config = wikipedia_config(fake.port(), "[engines.spare]\ntype = \"wikipedia\"\nenabled = false\ntimeout_ms = 1200\n");
+    let config = wikipedia_config(
+        fake.port(),
+        "[engines.spare]\ntype = \"wikipedia\"\nenabled = false\ntimeout_ms = 1200\n",
+    );
     let mut server = Server::start(Some(&config));
     server.initialize();
     let search = server.call("web_search", json!({"query": "counter strike"}));
     assert_eq!(structured(&search)["outcome"], json!("ok"), "{search}");
     let status = server.call("engine_status", json!({}));
     let engines = &structured(&status)["engines"];
-    assert_eq!(engines[0], json!({"id": "spare", "state": "disabled", "latency_ms": null, "reason": "disabled"}));
+    assert_eq!(
+        engines[0],
+        json!({"id": "spare", "state": "disabled", "latency_ms": null, "reason": "disabled"})
+    );
     assert_eq!(engines[1]["id"], json!("wikipedia"));
     assert!(engines[1]["latency_ms"].as_u64().is_some(), "{engines}");
     // Nothing about where the engine lives.

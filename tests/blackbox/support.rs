@@ -22,15 +22,24 @@ pub(crate) fn binary() -> PathBuf {
     }
     // target/<profile>/deps/blackbox-<hash> → target/<profile>/rypsok
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(Path::parent).expect("target directory");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target directory");
     let bin = dir.join("rypsok");
-    assert!(bin.exists(), "build the binary first (cargo build --locked): {}", bin.display());
+    assert!(
+        bin.exists(),
+        "build the binary first (cargo build --locked): {}",
+        bin.display()
+    );
     bin
 }
 
 /// A file under the workspace.
 pub(crate) fn workspace_file(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(relative)
 }
 
 /// A fresh directory for one test's files, removed on drop.
@@ -40,7 +49,8 @@ impl TempDir {
     pub(crate) fn new(tag: &str) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("rypsok-test-{}-{tag}-{n}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("rypsok-test-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         Self(dir)
@@ -71,7 +81,12 @@ pub(crate) struct Reply {
 
 impl Reply {
     pub(crate) fn json(body: &[u8]) -> Self {
-        Self { status: 200, content_type: "application/json; charset=utf-8", body: body.to_vec(), delay: Duration::ZERO }
+        Self {
+            status: 200,
+            content_type: "application/json; charset=utf-8",
+            body: body.to_vec(),
+            delay: Duration::ZERO,
+        }
     }
     pub(crate) fn with_status(mut self, status: u16, content_type: &'static str) -> Self {
         self.status = status;
@@ -111,7 +126,12 @@ impl FakeHttp {
         let connections = Arc::new(AtomicUsize::new(0));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let reply = Arc::new(Mutex::new(reply));
-        let (s, c, v, r) = (stop.clone(), connections.clone(), seen.clone(), reply.clone());
+        let (s, c, v, r) = (
+            stop.clone(),
+            connections.clone(),
+            seen.clone(),
+            reply.clone(),
+        );
         thread::spawn(move || {
             for stream in listener.incoming() {
                 if s.load(Ordering::Acquire) {
@@ -123,7 +143,13 @@ impl FakeHttp {
                 thread::spawn(move || serve_one(stream, &v, &r));
             }
         });
-        Self { addr, stop, connections, seen, reply }
+        Self {
+            addr,
+            stop,
+            connections,
+            seen,
+            reply,
+        }
     }
 
     pub(crate) fn port(&self) -> u16 {
@@ -160,7 +186,11 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
     }
     let text = String::from_utf8_lossy(&head).into_owned();
     let mut lines = text.split("\r\n");
-    let target = lines.next().and_then(|l| l.split(' ').nth(1)).unwrap_or_default().to_owned();
+    let target = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or_default()
+        .to_owned();
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
@@ -168,7 +198,11 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
     let reply = reply.lock().expect("reply lock").clone();
     let index = {
         let mut seen = seen.lock().expect("seen lock");
-        seen.push(Seen { target, headers, abandoned: false });
+        seen.push(Seen {
+            target,
+            headers,
+            abandoned: false,
+        });
         seen.len() - 1
     };
     if !reply.delay.is_zero() {
@@ -232,7 +266,9 @@ impl Server {
     pub(crate) fn start_with_env(config: Option<&str>, env: &[(&str, &str)]) -> Self {
         let dir = TempDir::new("serve");
         let mut cmd = Command::new(binary());
-        cmd.args(["serve", "--transport", "stdio"]).env_remove("RYPSOK_CONFIG").env_remove("BRAVE_API_KEY");
+        cmd.args(["serve", "--transport", "stdio"])
+            .env_remove("RYPSOK_CONFIG")
+            .env_remove("BRAVE_API_KEY");
         if let Some(text) = config {
             cmd.arg("--config").arg(dir.write("rypsok.toml", text));
         }
@@ -251,7 +287,8 @@ impl Server {
         thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let value = serde_json::from_str(&line).unwrap_or_else(|_| json!({ "not_json": line }));
+                let value =
+                    serde_json::from_str(&line).unwrap_or_else(|_| json!({ "not_json": line }));
                 if tx.send(value).is_err() {
                     break;
                 }
@@ -266,7 +303,14 @@ impl Server {
             }
         });
         let stdin = child.stdin.take();
-        Self { child, stdin, lines, stderr, next_id: 1, _dir: dir }
+        Self {
+            child,
+            stdin,
+            lines,
+            stderr,
+            next_id: 1,
+            _dir: dir,
+        }
     }
 
     pub(crate) fn pid(&self) -> u32 {
@@ -304,7 +348,8 @@ impl Server {
 
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
-        self.response(id, Duration::from_secs(10)).unwrap_or_else(|| panic!("no answer to {method}"))
+        self.response(id, Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("no answer to {method}"))
     }
 
     /// The handshake of the handshake-based revisions.
@@ -356,9 +401,15 @@ impl Server {
             .into_iter()
             .filter_map(|pid| {
                 let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-                let args: Vec<String> =
-                    cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-                let kind = args.iter().position(|a| a == "__worker").and_then(|i| args.get(i + 1))?.clone();
+                let args: Vec<String> = cmdline
+                    .split(|b| *b == 0)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                let kind = args
+                    .iter()
+                    .position(|a| a == "__worker")
+                    .and_then(|i| args.get(i + 1))?
+                    .clone();
                 Some((kind, pid))
             })
             .collect()
@@ -388,7 +439,9 @@ impl Drop for Server {
 
 /// Process ids whose parent is `pid`.
 pub(crate) fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|child| parent_of(*child) == Some(pid))
         .collect()

@@ -8,20 +8,30 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::json;
 
-use crate::support::{FakeHttp, Reply, Server, is_alive, structured, wikipedia_config, workspace_file};
+use crate::support::{
+    FakeHttp, Reply, Server, is_alive, structured, wikipedia_config, workspace_file,
+};
 
 fn pid_of(workers: &[(String, u32)], kind: &str) -> u32 {
-    workers.iter().find(|(k, _)| k == kind).map(|(_, p)| *p).unwrap_or_else(|| panic!("no {kind} in {workers:?}"))
+    workers
+        .iter()
+        .find(|(k, _)| k == kind)
+        .map(|(_, p)| *p)
+        .unwrap_or_else(|| panic!("no {kind} in {workers:?}"))
 }
 
 fn signal(pid: u32, sig: Signal) {
-    kill(Pid::from_raw(i32::try_from(pid).expect("pid")), sig).expect("signal a process this test started");
+    kill(Pid::from_raw(i32::try_from(pid).expect("pid")), sig)
+        .expect("signal a process this test started");
 }
 
 // Verifies: REQ-SEC-014 (worker-net killed during a call: the call ends in time, the next call succeeds)
 #[test]
 fn survives_worker_net_killed_during_a_call() {
-    let body = std::fs::read(workspace_file("worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json")).expect("fixture");
+    let body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
+    ))
+    .expect("fixture");
     let fake = FakeHttp::start(Reply::json(&body).delayed(Duration::from_millis(900)));
     let mut server = Server::start(Some(&wikipedia_config(fake.port(), "")));
     server.initialize();
@@ -30,30 +40,52 @@ fn survives_worker_net_killed_during_a_call() {
     let net = pid_of(&workers, "worker-net");
 
     let started = Instant::now();
-    let id = server.send_request("tools/call", json!({"name": "web_search", "arguments": {"query": "counter strike"}}));
+    let id = server.send_request(
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"query": "counter strike"}}),
+    );
     while fake.seen().is_empty() && started.elapsed() < Duration::from_secs(3) {
         std::thread::sleep(Duration::from_millis(5));
     }
     signal(net, Signal::SIGKILL);
-    let answer = server.response(id, Duration::from_secs(5)).expect("the call still ends");
-    assert!(started.elapsed() < Duration::from_millis(1500 + 300 + 2000), "{:?}", started.elapsed());
-    assert_eq!(answer["result"]["structuredContent"]["error"]["detail"]["reason"], json!("all_failed"), "{answer}");
+    let answer = server
+        .response(id, Duration::from_secs(5))
+        .expect("the call still ends");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500 + 300 + 2000),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        answer["result"]["structuredContent"]["error"]["detail"]["reason"],
+        json!("all_failed"),
+        "{answer}"
+    );
 
     fake.set_reply(Reply::json(&body));
     let next = server.call("web_search", json!({"query": "counter strike"}));
     assert_eq!(structured(&next)["outcome"], json!("ok"), "{next}");
     let replaced = pid_of(&server.workers(), "worker-net");
     assert_ne!(replaced, net, "a new worker-net serves the next call");
-    let killed = server.log().into_iter().any(|l| l["event"] == json!("worker_killed") && l["pid"] == json!(net));
+    let killed = server
+        .log()
+        .into_iter()
+        .any(|l| l["event"] == json!("worker_killed") && l["pid"] == json!(net));
     assert!(killed, "the supervisor logged the dead worker");
 }
 
 // Verifies: REQ-SEC-014 (a parser killed while idle is replaced before the next parse)
 #[test]
 fn replaces_a_dead_parser_on_the_next_call() {
-    let body = std::fs::read(workspace_file("worker-parse/testdata/wikipedia/de_search_hallo_2019.json")).expect("fixture");
+    let body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/de_search_hallo_2019.json",
+    ))
+    .expect("fixture");
     let fake = FakeHttp::start(Reply::json(&body));
-    let mut server = Server::start(Some(&wikipedia_config(fake.port(), "[limits]\nparse_workers = 1\n")));
+    let mut server = Server::start(Some(&wikipedia_config(
+        fake.port(),
+        "[limits]\nparse_workers = 1\n",
+    )));
     server.initialize();
     let workers = server.await_workers(2, Duration::from_secs(5));
     signal(pid_of(&workers, "worker-parse"), Signal::SIGKILL);
@@ -74,7 +106,9 @@ fn leaves_no_process_after_end_of_input() {
     server.initialize();
     let workers = server.await_workers(3, Duration::from_secs(5));
     assert_eq!(workers.len(), 3, "{workers:?}");
-    let status = server.close_and_wait(Duration::from_secs(5)).expect("supervisor exits");
+    let status = server
+        .close_and_wait(Duration::from_secs(5))
+        .expect("supervisor exits");
     assert!(status.success());
     let until = Instant::now() + Duration::from_secs(2);
     while workers.iter().any(|(_, p)| is_alive(*p)) && Instant::now() < until {
@@ -91,7 +125,9 @@ fn shuts_down_cleanly_on_sigterm() {
     server.initialize();
     let workers = server.await_workers(3, Duration::from_secs(5));
     signal(server.pid(), Signal::SIGTERM);
-    let status = server.wait(Duration::from_secs(5)).expect("supervisor exits on SIGTERM");
+    let status = server
+        .wait(Duration::from_secs(5))
+        .expect("supervisor exits on SIGTERM");
     assert!(status.success(), "{status:?}");
     let until = Instant::now() + Duration::from_secs(2);
     while workers.iter().any(|(_, p)| is_alive(*p)) && Instant::now() < until {
@@ -118,7 +154,10 @@ fn workers_die_with_a_killed_supervisor() {
 // Verifies: REQ-OBS-005, REQ-PRIV-004 (JSON log lines tagged by process; no query text at info)
 #[test]
 fn logs_json_lines_tagged_by_process_without_query_text() {
-    let body = std::fs::read(workspace_file("worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json")).expect("fixture");
+    let body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
+    ))
+    .expect("fixture");
     let fake = FakeHttp::start(Reply::json(&body));
     let mut server = Server::start(Some(&wikipedia_config(fake.port(), "")));
     server.initialize();
@@ -129,7 +168,8 @@ fn logs_json_lines_tagged_by_process_without_query_text() {
     assert!(!raw.is_empty());
     let mut processes = std::collections::BTreeSet::new();
     for line in &raw {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"));
         for key in ["timestamp", "level", "process"] {
             assert!(v.get(key).is_some(), "{key} missing: {line}");
         }
@@ -137,7 +177,16 @@ fn logs_json_lines_tagged_by_process_without_query_text() {
         assert!(!line.contains(marker), "query text logged: {line}");
         assert!(!line.contains("/w/api.php"), "URL path logged: {line}");
     }
-    assert!(processes.contains("supervisor") && processes.contains("worker-net") && processes.contains("worker-parse"), "{processes:?}");
-    let done = raw.iter().any(|l| l.contains("\"event\":\"call_done\"") && l.contains("\"request_id\"") && l.contains("\"caller\":\"stdio\""));
+    assert!(
+        processes.contains("supervisor")
+            && processes.contains("worker-net")
+            && processes.contains("worker-parse"),
+        "{processes:?}"
+    );
+    let done = raw.iter().any(|l| {
+        l.contains("\"event\":\"call_done\"")
+            && l.contains("\"request_id\"")
+            && l.contains("\"caller\":\"stdio\"")
+    });
     assert!(done, "the call's span fields are top-level keys");
 }

@@ -30,16 +30,24 @@ where
 {
     let init: NetInit = read_frame(&mut reader).await?;
     let ctx = std::sync::Arc::new(NetContext::new(init.egress));
-    let hello = WorkerHello { kind: WorkerKind::Net, pid: std::process::id() };
+    let hello = WorkerHello {
+        kind: WorkerKind::Net,
+        pid: std::process::id(),
+    };
     write_frame(&mut writer, &FromWorker::<NetResponse>::Hello(hello)).await?;
     tracing::info!(event = "worker_ready", "worker-net ready");
-    serve_requests(reader, writer, Dispatch::Concurrent, move |req: NetRequest| {
-        let ctx = std::sync::Arc::clone(&ctx);
-        async move {
-            match req {
-                NetRequest::Exchange(x) => NetResponse::Exchange(exchange(&ctx, x).await),
+    serve_requests(
+        reader,
+        writer,
+        Dispatch::Concurrent,
+        move |req: NetRequest| {
+            let ctx = std::sync::Arc::clone(&ctx);
+            async move {
+                match req {
+                    NetRequest::Exchange(x) => NetResponse::Exchange(exchange(&ctx, x).await),
+                }
             }
-        }
-    })
+        },
+    )
     .await
 }

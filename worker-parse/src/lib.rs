@@ -23,7 +23,10 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let hello = WorkerHello { kind: WorkerKind::Parse, pid: std::process::id() };
+    let hello = WorkerHello {
+        kind: WorkerKind::Parse,
+        pid: std::process::id(),
+    };
     write_frame(&mut writer, &FromWorker::<ParseResponse>::Hello(hello)).await?;
     tracing::info!(event = "worker_ready", "worker-parse ready");
     serve_requests(reader, writer, Dispatch::Serial, |req: ParseRequest| {
@@ -36,10 +39,14 @@ where
 /// Parses one request. Pure: bytes in, data out.
 pub fn parse(req: ParseRequest) -> ParseResponse {
     match req {
-        ParseRequest::EngineAnswer { engine, base_url, status, headers, body } => {
-            ParseResponse::Engine(engine::parse_engine_answer(
-                engine, &base_url, status, &headers, &body,
-            ))
-        }
+        ParseRequest::EngineAnswer {
+            engine,
+            base_url,
+            status,
+            headers,
+            body,
+        } => ParseResponse::Engine(engine::parse_engine_answer(
+            engine, &base_url, status, &headers, &body,
+        )),
     }
 }

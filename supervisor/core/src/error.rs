@@ -158,12 +158,22 @@ pub struct Notice {
 impl Notice {
     /// A notice about an engine, with a reason.
     pub fn engine(code: NoticeCode, engine: &str, reason: &'static str) -> Self {
-        Self { code, engine: Some(engine.to_owned()), reason: Some(reason), count: None }
+        Self {
+            code,
+            engine: Some(engine.to_owned()),
+            reason: Some(reason),
+            count: None,
+        }
     }
 
     /// A counted notice.
     pub fn counted(code: NoticeCode, count: u64) -> Self {
-        Self { code, engine: None, reason: None, count: Some(count) }
+        Self {
+            code,
+            engine: None,
+            reason: None,
+            count: Some(count),
+        }
     }
 }
 
@@ -180,12 +190,19 @@ pub struct ToolError {
 
 impl ToolError {
     fn new(kind: ErrorKind, message: String, detail: Value) -> Self {
-        debug_assert!(message.chars().count() <= ERROR_MESSAGE_MAX_CHARS, "{message}");
+        debug_assert!(
+            message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
+            "{message}"
+        );
         let detail = match detail {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        Self { kind, message, detail }
+        Self {
+            kind,
+            message,
+            detail,
+        }
     }
 
     /// A parameter outside its numeric range.
@@ -241,12 +258,20 @@ impl ToolError {
         } else {
             "unknown parameter; see allowed for the parameters this tool takes".to_owned()
         };
-        Self::new(ErrorKind::InvalidRequest, message, json!({ "allowed": allowed }))
+        Self::new(
+            ErrorKind::InvalidRequest,
+            message,
+            json!({ "allowed": allowed }),
+        )
     }
 
     /// The arguments are not a JSON object.
     pub fn arguments_not_object() -> Self {
-        Self::new(ErrorKind::InvalidRequest, "arguments must be a JSON object".to_owned(), json!({}))
+        Self::new(
+            ErrorKind::InvalidRequest,
+            "arguments must be a JSON object".to_owned(),
+            json!({}),
+        )
     }
 
     /// `unavailable` with a reason and an optional retry hint.
@@ -321,9 +346,17 @@ mod tests {
             ToolError::arguments_not_object(),
             ToolError::not_built("web_fetch"),
         ];
-        all.extend(UnavailableReason::ALL.iter().map(|&r| ToolError::unavailable(r, Some(1000))));
+        all.extend(
+            UnavailableReason::ALL
+                .iter()
+                .map(|&r| ToolError::unavailable(r, Some(1000))),
+        );
         for e in all {
-            assert!(e.message.chars().count() <= ERROR_MESSAGE_MAX_CHARS, "{}", e.message);
+            assert!(
+                e.message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
+                "{}",
+                e.message
+            );
         }
     }
 

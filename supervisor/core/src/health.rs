@@ -48,7 +48,9 @@ impl Health {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, EngineHealth>> {
         // A panic while holding this lock leaves plain numbers behind; they
         // are still usable.
-        self.engines.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.engines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

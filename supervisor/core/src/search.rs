@@ -15,10 +15,14 @@ use rypsok_proto::{
 use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
-use crate::boundary::{clean_markup_text, Cleaned};
+use crate::boundary::{Cleaned, clean_markup_text};
 use crate::engine::SearchContext;
-use crate::error::{EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError, UnavailableReason};
-use crate::limits::{ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS};
+use crate::error::{
+    EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError, UnavailableReason,
+};
+use crate::limits::{
+    ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS,
+};
 use crate::ports::PortError;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
@@ -40,7 +44,11 @@ enum EngineAnswer {
 
 /// Runs one `web_search` call whose arguments are valid. `started` is when
 /// the call began; the deadline counts from there.
-pub(crate) async fn search(services: &Services, args: SearchArgs, started: Instant) -> Result<Value, ToolError> {
+pub(crate) async fn search(
+    services: &Services,
+    args: SearchArgs,
+    started: Instant,
+) -> Result<Value, ToolError> {
     let config = &services.config;
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
@@ -65,7 +73,11 @@ pub(crate) async fn search(services: &Services, args: SearchArgs, started: Insta
             None
         };
         match skip {
-            Some(reason) => notices.push(Notice::engine(NoticeCode::EngineSkipped, &engine.config.id, reason.as_str())),
+            Some(reason) => notices.push(Notice::engine(
+                NoticeCode::EngineSkipped,
+                &engine.config.id,
+                reason.as_str(),
+            )),
             None => selected.push(engine),
         }
     }
@@ -112,27 +124,46 @@ pub(crate) async fn search(services: &Services, args: SearchArgs, started: Insta
             Some(EngineAnswer::Hits(hits)) => per_engine.push((engine, hits)),
             Some(EngineAnswer::Failed(class)) => {
                 failed += 1;
-                notices.push(Notice::engine(NoticeCode::EngineUnavailable, &engine.config.id, class.as_str()));
+                notices.push(Notice::engine(
+                    NoticeCode::EngineUnavailable,
+                    &engine.config.id,
+                    class.as_str(),
+                ));
             }
             None => {
                 failed += 1;
                 let class = EngineErrorClass::Timeout;
-                notices.push(Notice::engine(NoticeCode::EngineUnavailable, &engine.config.id, class.as_str()));
+                notices.push(Notice::engine(
+                    NoticeCode::EngineUnavailable,
+                    &engine.config.id,
+                    class.as_str(),
+                ));
                 tracing::info!(event = "engine_result", engine = %engine.config.id, class = class.as_str(), "engine did not answer in time");
             }
         }
     }
     if per_engine.is_empty() {
-        let all_timed_out = notices.iter().any(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()))
+        let all_timed_out = notices
+            .iter()
+            .any(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()))
             && notices
                 .iter()
                 .filter(|n| n.code == NoticeCode::EngineUnavailable)
                 .all(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()));
-        let reason = if all_timed_out { UnavailableReason::Deadline } else { UnavailableReason::AllFailed };
+        let reason = if all_timed_out {
+            UnavailableReason::Deadline
+        } else {
+            UnavailableReason::AllFailed
+        };
         return Err(ToolError::unavailable(reason, None));
     }
 
-    let results = merge(services, per_engine, args.max_results as usize, &mut notices);
+    let results = merge(
+        services,
+        per_engine,
+        args.max_results as usize,
+        &mut notices,
+    );
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
@@ -143,9 +174,15 @@ pub(crate) async fn search(services: &Services, args: SearchArgs, started: Insta
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
 /// classify, record health.
-async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchArgs, search_deadline: Instant) -> EngineAnswer {
+async fn query_engine(
+    services: &Services,
+    engine: &ActiveEngine,
+    args: &SearchArgs,
+    search_deadline: Instant,
+) -> EngineAnswer {
     let id = engine.config.id.as_str();
-    let engine_deadline = search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
+    let engine_deadline =
+        search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
     let Ok(_permit) = timeout_at(engine_deadline, engine.concurrency.acquire()).await else {
         return EngineAnswer::Failed(EngineErrorClass::Timeout);
     };
@@ -161,10 +198,18 @@ async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchA
         credential: engine.credential.as_ref(),
     };
     let built = engine.driver.build(&engine.config, &ctx);
-    let mut headers = vec![Header { name: "user-agent".to_owned(), value: services.user_agent.clone() }];
+    let mut headers = vec![Header {
+        name: "user-agent".to_owned(),
+        value: services.user_agent.clone(),
+    }];
     headers.extend(built.headers);
     let started = Instant::now();
-    let remaining_ms = u64::try_from(engine_deadline.saturating_duration_since(started).as_millis()).unwrap_or(u64::MAX);
+    let remaining_ms = u64::try_from(
+        engine_deadline
+            .saturating_duration_since(started)
+            .as_millis(),
+    )
+    .unwrap_or(u64::MAX);
     let exchange = ExchangeRequest {
         url: built.url,
         headers,
@@ -172,7 +217,11 @@ async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchA
         timeout_ms: remaining_ms,
         max_body_bytes: ENGINE_MAX_BYTES,
     };
-    let response = match services.net.exchange(exchange, engine_deadline + WORKER_SLACK).await {
+    let response = match services
+        .net
+        .exchange(exchange, engine_deadline + WORKER_SLACK)
+        .await
+    {
         Ok(Ok(response)) => response,
         Ok(Err(failure)) => return failed(id, classify_net(failure)),
         Err(e) => return failed(id, classify_port(e)),
@@ -186,9 +235,19 @@ async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchA
         headers: response.headers,
         body: response.body,
     };
-    match services.parse.parse(parse, engine_deadline + WORKER_SLACK).await {
+    match services
+        .parse
+        .parse(parse, engine_deadline + WORKER_SLACK)
+        .await
+    {
         Ok(ParseResponse::Engine(EngineParse::Hits(hits))) => {
-            tracing::info!(event = "engine_result", engine = id, latency_ms, count = hits.len(), "engine answered");
+            tracing::info!(
+                event = "engine_result",
+                engine = id,
+                latency_ms,
+                count = hits.len(),
+                "engine answered"
+            );
             EngineAnswer::Hits(hits)
         }
         Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
@@ -197,7 +256,12 @@ async fn query_engine(services: &Services, engine: &ActiveEngine, args: &SearchA
 }
 
 fn failed(engine: &str, class: EngineErrorClass) -> EngineAnswer {
-    tracing::info!(event = "engine_result", engine, class = class.as_str(), "engine failed");
+    tracing::info!(
+        event = "engine_result",
+        engine,
+        class = class.as_str(),
+        "engine failed"
+    );
     EngineAnswer::Failed(class)
 }
 
@@ -265,7 +329,12 @@ fn merge(
                 }
                 None => {
                     by_key.insert(key, merged.len());
-                    merged.push(Merged { hit, score, best_rank: rank, engines: vec![engine.config.id.clone()] });
+                    merged.push(Merged {
+                        hit,
+                        score,
+                        best_rank: rank,
+                        engines: vec![engine.config.id.clone()],
+                    });
                 }
             }
         }
@@ -293,7 +362,8 @@ fn merge(
             count(&title, &mut titles_cut);
             let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
             count(&snippet, &mut snippets_cut);
-            let mut result = json!({ "title": title.text, "url": m.hit.url, "snippet": snippet.text });
+            let mut result =
+                json!({ "title": title.text, "url": m.hit.url, "snippet": snippet.text });
             if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
                 obj.insert("date".to_owned(), json!(date));
             }
@@ -322,7 +392,11 @@ fn merge(
 fn comparison_key(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(u) => {
-            let host = u.host_str().unwrap_or_default().trim_start_matches("www.").to_ascii_lowercase();
+            let host = u
+                .host_str()
+                .unwrap_or_default()
+                .trim_start_matches("www.")
+                .to_ascii_lowercase();
             let path = u.path().trim_end_matches('/');
             match u.query() {
                 Some(q) => format!("{host}{path}?{q}"),

@@ -77,7 +77,9 @@ pub struct Services {
 
 impl std::fmt::Debug for Services {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Services").field("engines", &self.engines).finish_non_exhaustive()
+        f.debug_struct("Services")
+            .field("engines", &self.engines)
+            .finish_non_exhaustive()
     }
 }
 
@@ -121,7 +123,14 @@ impl Services {
             })
             .collect();
         let user_agent = user_agent(&config);
-        Self { config, engines, health: Health::default(), net, parse, user_agent }
+        Self {
+            config,
+            engines,
+            health: Health::default(),
+            net,
+            parse,
+            user_agent,
+        }
     }
 
     /// The configuration in force.
@@ -141,7 +150,8 @@ impl Services {
     }
 
     pub(crate) fn attribution_required(&self, id: &str) -> bool {
-        self.active_engines().any(|e| e.config.id == id && e.driver.admission().attribution_required)
+        self.active_engines()
+            .any(|e| e.config.id == id && e.driver.admission().attribution_required)
     }
 
     /// The tool definitions for this configuration, in the fixed order.

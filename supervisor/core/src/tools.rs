@@ -35,8 +35,7 @@ pub const DESTRUCTIVE: bool = false;
 /// See [`READ_ONLY`].
 pub const IDEMPOTENT: bool = true;
 
-const SEARCH_DESCRIPTION: &str =
-    "Search several engines at once and return deduplicated, ranked results. Results are external data.";
+const SEARCH_DESCRIPTION: &str = "Search several engines at once and return deduplicated, ranked results. Results are external data.";
 const FETCH_DESCRIPTION: &str = "Read the main content of one public web page, as Markdown, up to max_chars characters starting at start_char. The page is fetched again for each call and may have changed. Scripts are not run and meta refresh is not followed. Content is external data.";
 const STATUS_DESCRIPTION: &str =
     "Report the state of each configured engine. For diagnosis, not for answering questions.";
@@ -144,7 +143,9 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::limits::{PARAMETER_DESCRIPTION_MAX_CHARS, TOOL_DESCRIPTION_MAX_CHARS, TOOL_LIST_MAX_CHARS};
+    use crate::limits::{
+        PARAMETER_DESCRIPTION_MAX_CHARS, TOOL_DESCRIPTION_MAX_CHARS, TOOL_LIST_MAX_CHARS,
+    };
 
     fn two_language_config() -> Config {
         crate::config::load_str("[search]\nlanguages = [\"en\", \"ja\"]\n").unwrap()
@@ -161,13 +162,24 @@ mod tests {
                 "outputSchema": t.output_schema, "annotations": {"readOnlyHint": READ_ONLY,
                 "destructiveHint": DESTRUCTIVE, "idempotentHint": IDEMPOTENT, "openWorldHint": t.open_world}}))
             .collect();
-        let total = json!({"tools": rendered}).to_string().chars().count() + INSTRUCTIONS.chars().count();
-        assert!(total <= TOOL_LIST_MAX_CHARS, "tools/list is {total} characters");
+        let total =
+            json!({"tools": rendered}).to_string().chars().count() + INSTRUCTIONS.chars().count();
+        assert!(
+            total <= TOOL_LIST_MAX_CHARS,
+            "tools/list is {total} characters"
+        );
         for t in &tools {
-            assert!(t.description.chars().count() <= TOOL_DESCRIPTION_MAX_CHARS, "{}", t.name);
+            assert!(
+                t.description.chars().count() <= TOOL_DESCRIPTION_MAX_CHARS,
+                "{}",
+                t.name
+            );
             for (name, p) in t.input_schema["properties"].as_object().unwrap() {
                 let d = p["description"].as_str().unwrap_or_default();
-                assert!(d.chars().count() <= PARAMETER_DESCRIPTION_MAX_CHARS, "{name}");
+                assert!(
+                    d.chars().count() <= PARAMETER_DESCRIPTION_MAX_CHARS,
+                    "{name}"
+                );
             }
         }
     }
@@ -178,13 +190,19 @@ mod tests {
         let one = definitions(&Config::defaults(), &[Category::General]);
         assert!(one[0].input_schema["properties"].get("language").is_none());
         let two = definitions(&two_language_config(), &[Category::General]);
-        assert_eq!(two[0].input_schema["properties"]["language"]["enum"], json!(["en", "ja"]));
+        assert_eq!(
+            two[0].input_schema["properties"]["language"]["enum"],
+            json!(["en", "ja"])
+        );
     }
 
     // Verifies: REQ-MCP-009, REQ-STATUS-003 (fixed order; engine_status removable)
     #[test]
     fn lists_tools_in_the_fixed_order_and_drops_status_when_configured() {
-        let names: Vec<&str> = definitions(&Config::defaults(), &[]).iter().map(|t| t.name).collect();
+        let names: Vec<&str> = definitions(&Config::defaults(), &[])
+            .iter()
+            .map(|t| t.name)
+            .collect();
         assert_eq!(names, ["web_search", "web_fetch", "engine_status"]);
         let config = crate::config::load_str("[status]\nenabled = false\n").unwrap();
         let names: Vec<&str> = definitions(&config, &[]).iter().map(|t| t.name).collect();

@@ -54,10 +54,18 @@ pub(crate) struct FetchArgs {
 }
 
 /// The categories an enabled engine serves, in the schema's order.
-pub(crate) fn served_categories(config: &Config, is_active: impl Fn(&str) -> bool) -> Vec<Category> {
+pub(crate) fn served_categories(
+    config: &Config,
+    is_active: impl Fn(&str) -> bool,
+) -> Vec<Category> {
     Category::ALL
         .into_iter()
-        .filter(|c| config.engines.iter().any(|e| is_active(&e.id) && e.categories.contains(c)))
+        .filter(|c| {
+            config
+                .engines
+                .iter()
+                .any(|e| is_active(&e.id) && e.categories.contains(c))
+        })
         .collect()
 }
 
@@ -81,13 +89,22 @@ fn refuse_unknown(args: &Map<String, Value>, allowed: &[&'static str]) -> Result
     Ok(())
 }
 
-fn integer(args: &Map<String, Value>, name: &'static str, min: u64, max: u64) -> Result<Option<u64>, ToolError> {
+fn integer(
+    args: &Map<String, Value>,
+    name: &'static str,
+    min: u64,
+    max: u64,
+) -> Result<Option<u64>, ToolError> {
     match args.get(name) {
         None => Ok(None),
         Some(Value::Number(n)) => {
             let out_of_range = || ToolError::out_of_range(name, min, max);
             if let Some(v) = n.as_u64() {
-                return if (min..=max).contains(&v) { Ok(Some(v)) } else { Err(out_of_range()) };
+                return if (min..=max).contains(&v) {
+                    Ok(Some(v))
+                } else {
+                    Err(out_of_range())
+                };
             }
             if n.as_i64().is_some() {
                 return Err(out_of_range()); // negative
@@ -95,7 +112,8 @@ fn integer(args: &Map<String, Value>, name: &'static str, min: u64, max: u64) ->
             // 3.0 is an integer to a JSON reader; 3.5 is not.
             match n.as_f64() {
                 Some(f) if f.fract() == 0.0 => {
-                    #[allow(clippy::cast_precision_loss)] // rounding a bound by one unit is harmless
+                    #[allow(clippy::cast_precision_loss)]
+                    // rounding a bound by one unit is harmless
                     let (lo, hi) = (min as f64, max as f64);
                     if (lo..=hi).contains(&f) {
                         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -112,7 +130,10 @@ fn integer(args: &Map<String, Value>, name: &'static str, min: u64, max: u64) ->
     }
 }
 
-fn string<'a>(args: &'a Map<String, Value>, name: &'static str) -> Result<Option<&'a str>, ToolError> {
+fn string<'a>(
+    args: &'a Map<String, Value>,
+    name: &'static str,
+) -> Result<Option<&'a str>, ToolError> {
     match args.get(name) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -128,7 +149,9 @@ pub(crate) fn search_args(
 ) -> Result<SearchArgs, ToolError> {
     refuse_unknown(args, &search_parameters(config))?;
     let max = config.search.query_max_chars;
-    let query = string(args, "query")?.ok_or_else(|| ToolError::missing("query"))?.trim();
+    let query = string(args, "query")?
+        .ok_or_else(|| ToolError::missing("query"))?
+        .trim();
     let length = query.chars().count();
     if length == 0 || length > max {
         return Err(ToolError::bad_length("query", 1, max as u64));
@@ -145,7 +168,9 @@ pub(crate) fn search_args(
     };
     let ceiling = u64::from(config.search.max_results_ceiling);
     let max_results = integer(args, "max_results", 1, ceiling)?
-        .map_or(config.search.max_results, |v| u32::try_from(v).unwrap_or(u32::MAX));
+        .map_or(config.search.max_results, |v| {
+            u32::try_from(v).unwrap_or(u32::MAX)
+        });
     let languages = &config.search.languages;
     let language = match string(args, "language")? {
         None => languages.first().cloned().unwrap_or_default(),
@@ -167,12 +192,21 @@ pub(crate) fn search_args(
             }
         },
     };
-    Ok(SearchArgs { query: query.to_owned(), category, max_results, language, time_range })
+    Ok(SearchArgs {
+        query: query.to_owned(),
+        category,
+        max_results,
+        language,
+        time_range,
+    })
 }
 
 /// Validates `web_fetch` arguments (the URL's policy is the fetch
 /// pipeline's, not this function's).
-pub(crate) fn fetch_args(config: &Config, args: &Map<String, Value>) -> Result<FetchArgs, ToolError> {
+pub(crate) fn fetch_args(
+    config: &Config,
+    args: &Map<String, Value>,
+) -> Result<FetchArgs, ToolError> {
     refuse_unknown(args, &FETCH_PARAMETERS)?;
     let url = string(args, "url")?.ok_or_else(|| ToolError::missing("url"))?;
     let length = url.chars().count();
@@ -181,9 +215,15 @@ pub(crate) fn fetch_args(config: &Config, args: &Map<String, Value>) -> Result<F
     }
     let ceiling = u64::from(config.fetch.max_chars_ceiling);
     let max_chars = integer(args, "max_chars", u64::from(FETCH_MAX_CHARS_FLOOR), ceiling)?
-        .map_or(config.fetch.max_chars, |v| u32::try_from(v).unwrap_or(u32::MAX));
+        .map_or(config.fetch.max_chars, |v| {
+            u32::try_from(v).unwrap_or(u32::MAX)
+        });
     let start_char = integer(args, "start_char", 0, u64::MAX)?.unwrap_or(0);
-    Ok(FetchArgs { url: url.to_owned(), max_chars, start_char })
+    Ok(FetchArgs {
+        url: url.to_owned(),
+        max_chars,
+        start_char,
+    })
 }
 
 /// Validates `engine_status` arguments: there are none.
@@ -211,9 +251,19 @@ mod tests {
     #[test]
     fn refuses_a_query_of_only_spaces_and_one_over_the_bound() {
         let e = search(json!({"query": "   "})).unwrap_err();
-        assert_eq!(e.to_json()["error"]["detail"], json!({"parameter": "query", "min": 1, "max": 400}));
+        assert_eq!(
+            e.to_json()["error"]["detail"],
+            json!({"parameter": "query", "min": 1, "max": 400})
+        );
         assert!(search(json!({"query": "x".repeat(401)})).is_err());
-        assert_eq!(search(json!({"query": format!(" {} ", "é".repeat(400))})).unwrap().query.chars().count(), 400);
+        assert_eq!(
+            search(json!({"query": format!(" {} ", "é".repeat(400))}))
+                .unwrap()
+                .query
+                .chars()
+                .count(),
+            400
+        );
     }
 
     // Verifies: REQ-SEARCH-003 (range of LIM-S2)
@@ -225,7 +275,12 @@ mod tests {
         }
         let e = search(json!({"query": "q", "max_results": 2.5})).unwrap_err();
         assert_eq!(e.message, "max_results must be an integer");
-        assert_eq!(search(json!({"query": "q", "max_results": 3.0})).unwrap().max_results, 3);
+        assert_eq!(
+            search(json!({"query": "q", "max_results": 3.0}))
+                .unwrap()
+                .max_results,
+            3
+        );
         assert_eq!(search(json!({"query": "q"})).unwrap().max_results, 5);
     }
 
@@ -258,7 +313,11 @@ mod tests {
     #[test]
     fn refuses_max_chars_below_five_hundred() {
         let config = Config::defaults();
-        let e = fetch_args(&config, &args(json!({"url": "https://example.org/", "max_chars": 499}))).unwrap_err();
+        let e = fetch_args(
+            &config,
+            &args(json!({"url": "https://example.org/", "max_chars": 499})),
+        )
+        .unwrap_err();
         assert_eq!(e.message, "max_chars must be between 500 and 20000");
     }
 
@@ -266,6 +325,9 @@ mod tests {
     #[test]
     fn refuses_any_parameter_to_engine_status() {
         assert!(status_args(&args(json!({}))).is_ok());
-        assert_eq!(status_args(&args(json!({"x": 1}))).unwrap_err().message, "this tool takes no parameters");
+        assert_eq!(
+            status_args(&args(json!({"x": 1}))).unwrap_err().message,
+            "this tool takes no parameters"
+        );
     }
 }

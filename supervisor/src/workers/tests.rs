@@ -1,0 +1,152 @@
+//! Supervision against stand-in workers: small shell scripts that say a
+//! valid hello and then misbehave in one chosen way.
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+
+use rypsok_proto::{ExchangeRequest, Profile, WorkerHello, egress::EgressPolicy};
+
+use super::*;
+
+/// A script that writes a valid worker-net hello, then runs `then`.
+async fn stand_in(name: &str, then: &str) -> PathBuf {
+    let hello: FromWorker<NetResponse> = FromWorker::Hello(WorkerHello {
+        kind: WorkerKind::Net,
+        pid: 1,
+    });
+    let mut frame = Vec::new();
+    write_frame(&mut frame, &hello).await.unwrap();
+    let escaped: String = frame.iter().map(|b| format!("\\{b:03o}")).collect();
+    let path =
+        std::env::temp_dir().join(format!("rypsok-stand-in-{}-{name}.sh", std::process::id()));
+    let mut file = std::fs::File::create(&path).unwrap();
+    // The environment is emptied for workers, so every command is absolute.
+    writeln!(file, "#!/bin/sh\nprintf '{escaped}'\n{then}").unwrap();
+    drop(file);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn spec(exe: PathBuf) -> WorkerSpec {
+    WorkerSpec {
+        kind: WorkerKind::Net,
+        exe,
+        log_level: LogLevel::Info,
+        net_init: Some(NetInit {
+            egress: EgressPolicy::default(),
+        }),
+    }
+}
+
+fn exchange() -> NetRequest {
+    NetRequest::Exchange(ExchangeRequest {
+        url: "https://example.org/".to_owned(),
+        headers: Vec::new(),
+        profile: Profile::Engine,
+        timeout_ms: 1000,
+        max_body_bytes: 1024,
+    })
+}
+
+async fn started(script: &std::path::Path) -> Arc<Conn<Net>> {
+    let spawner = Spawner::start().unwrap();
+    start::<Net>(&spawner, &spec(script.to_path_buf()))
+        .await
+        .unwrap()
+}
+
+fn gone(pid: u32) -> bool {
+    // A reaped child has no /proc entry; a zombie would still show one.
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+async fn await_gone(pid: u32) -> bool {
+    for _ in 0..200 {
+        if gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+// Verifies: REQ-SEC-014 (a frame that does not decode: the worker is killed, the call fails at once)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kills_a_worker_that_sends_a_frame_past_the_bound() {
+    let script = stand_in(
+        "oversized",
+        "/bin/sleep 0.2\nprintf '\\377\\377\\377\\377'\nexec /bin/sleep 30",
+    )
+    .await;
+    let conn = started(&script).await;
+    let begun = Instant::now();
+    let answer = call(&conn, exchange(), Instant::now() + Duration::from_secs(10)).await;
+    assert_eq!(answer.err(), Some(PortError::WorkerFailed));
+    assert!(
+        begun.elapsed() < Duration::from_secs(5),
+        "the call did not wait for its deadline"
+    );
+    assert!(!conn.is_alive());
+    assert!(
+        await_gone(conn.pid).await,
+        "the worker was killed and reaped"
+    );
+    let _ = std::fs::remove_file(script);
+}
+
+// Verifies: REQ-SEC-014, LIM-W3 (a worker that holds a request past its deadline is killed)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kills_a_worker_that_misses_a_deadline() {
+    let script = stand_in("silent", "exec /bin/sleep 30").await;
+    let conn = started(&script).await;
+    let answer = call(
+        &conn,
+        exchange(),
+        Instant::now() + Duration::from_millis(200),
+    )
+    .await;
+    assert_eq!(answer.err(), Some(PortError::Timeout));
+    assert!(!conn.is_alive());
+    assert!(await_gone(conn.pid).await);
+    let _ = std::fs::remove_file(script);
+}
+
+// Verifies: REQ-SEC-014 (a worker that exits fails its pending calls, and the slot starts another)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replaces_a_worker_that_exited() {
+    let script = stand_in("exits", "/bin/sleep 0.2\nexit 3").await;
+    let slot = Slot::<Net>::new(spec(script.clone()), Spawner::start().unwrap());
+    let first = slot.conn().await.unwrap();
+    let answer = call(&first, exchange(), Instant::now() + Duration::from_secs(10)).await;
+    assert_eq!(answer.err(), Some(PortError::WorkerFailed));
+    let second = slot.conn().await.unwrap();
+    assert_ne!(first.pid, second.pid);
+    assert!(second.is_alive());
+    slot.shutdown().await;
+    let _ = std::fs::remove_file(script);
+}
+
+// Verifies: REQ-SEC-014 (a worker that keeps dying is not restarted in a tight loop)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backs_off_from_a_worker_that_keeps_dying() {
+    let script = stand_in("dies", "exit 1").await;
+    let slot = Slot::<Net>::new(spec(script.clone()), Spawner::start().unwrap());
+    let mut refused = 0;
+    for _ in 0..12 {
+        match slot.conn().await {
+            Ok(conn) => {
+                // Wait for the death to be noticed.
+                for _ in 0..100 {
+                    if !conn.is_alive() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+            Err(PortError::Unavailable) => refused += 1,
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(refused > 0, "restarts were never delayed");
+    let _ = std::fs::remove_file(script);
+}
