@@ -20,12 +20,15 @@ pub mod egress;
 mod frame;
 pub mod limits;
 mod message;
+#[cfg(feature = "probe")]
+pub mod probe;
 mod serve;
 
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use message::{
-    EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest, ExchangeResponse,
-    FromWorker, Header, LogLevel, NetFailure, NetInit, NetRequest, NetResponse, ParseRequest,
-    ParseResponse, Profile, ToWorker, WorkerHello, WorkerKind,
+    Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
+    ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
+    NetInit, NetRequest, NetResponse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
+    WorkerHello, WorkerKind,
 };
 pub use serve::{Dispatch, serve_requests};

@@ -66,6 +66,139 @@ pub struct WorkerHello {
     pub kind: WorkerKind,
     /// Its process id, as the worker sees it.
     pub pid: u32,
+    /// What the worker achieved in confining itself before this frame.
+    pub confinement: Confinement,
+}
+
+/// The confinement a worker applied to itself before its first request
+/// (ARCHITECTURE.md "Three processes"; REQ-SEC-014, REQ-SEC-020). The
+/// supervisor logs it and refuses a worker that misses a layer the
+/// operator requires (`[sandbox]`). A worker that lies here gains nothing:
+/// the report only ever makes the supervisor refuse more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confinement {
+    /// `PR_SET_NO_NEW_PRIVS` is set.
+    pub no_new_privs: bool,
+    /// Every inherited descriptor but stdin, stdout and stderr was closed.
+    pub descriptors_closed: bool,
+    /// The resource limits (LIM-W2 memory, no new processes, a bounded
+    /// number of descriptors, no core files) are set.
+    pub rlimits: bool,
+    /// The Landlock ruleset that grants no file system access.
+    pub landlock: LandlockLevel,
+    /// The Landlock ABI of the kernel (0: none).
+    pub landlock_abi: u8,
+    /// What Landlock says about TCP.
+    pub landlock_net: LandlockNet,
+    /// The seccomp allow-list.
+    pub seccomp: SeccompLevel,
+    /// Number of system calls the allow-list admits (0 without seccomp).
+    pub syscalls: u16,
+}
+
+impl Confinement {
+    /// No layer at all: what a worker reports when it could apply nothing.
+    pub const NONE: Self = Self {
+        no_new_privs: false,
+        descriptors_closed: false,
+        rlimits: false,
+        landlock: LandlockLevel::Unavailable,
+        landlock_abi: 0,
+        landlock_net: LandlockNet::Unsupported,
+        seccomp: SeccompLevel::Unavailable,
+        syscalls: 0,
+    };
+
+    /// A one-word summary for logs: `full` when every layer is in place,
+    /// `partial` when some are, `none` when none is.
+    pub const fn summary(&self) -> &'static str {
+        let full = self.no_new_privs
+            && self.descriptors_closed
+            && self.rlimits
+            && matches!(self.landlock, LandlockLevel::Full)
+            && matches!(self.seccomp, SeccompLevel::Applied);
+        let none = !self.no_new_privs
+            && !self.rlimits
+            && matches!(self.landlock, LandlockLevel::Unavailable)
+            && matches!(self.seccomp, SeccompLevel::Unavailable);
+        if full {
+            "full"
+        } else if none {
+            "none"
+        } else {
+            "partial"
+        }
+    }
+}
+
+/// How much of its Landlock ruleset the kernel enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LandlockLevel {
+    /// Every requested restriction is enforced.
+    Full,
+    /// The kernel's ABI enforces only part of the ruleset (an older ABI:
+    /// some file system rights, or the network rules, are not handled).
+    Partial,
+    /// The kernel has no Landlock, or it could not be applied.
+    Unavailable,
+}
+
+impl LandlockLevel {
+    /// A fixed name for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Partial => "partial",
+            Self::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// What Landlock's network rules (ABI 4 and later) restrict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LandlockNet {
+    /// No TCP bind and no TCP connect at all (worker-parse).
+    NoTcp,
+    /// No TCP bind; TCP connect only to the ports the egress policy can
+    /// admit (worker-net).
+    ConnectPorts,
+    /// No TCP bind; TCP connect to any port, because an `[egress] allow`
+    /// rule with `:*` admits every port and Landlock cannot say "some
+    /// hosts on any port" (the egress policy still judges each address).
+    ConnectAnyPort,
+    /// The kernel's Landlock has no network rules (ABI below 4).
+    Unsupported,
+}
+
+impl LandlockNet {
+    /// A fixed name for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::NoTcp => "no_tcp",
+            Self::ConnectPorts => "connect_ports",
+            Self::ConnectAnyPort => "connect_any_port",
+            Self::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// Whether the seccomp allow-list is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeccompLevel {
+    /// The allow-list is installed; anything else kills the process.
+    Applied,
+    /// The kernel refused the filter (no seccomp), or it could not be built.
+    Unavailable,
+}
+
+impl SeccompLevel {
+    /// A fixed name for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Applied => "applied",
+            Self::Unavailable => "unavailable",
+        }
+    }
 }
 
 /// A frame from the supervisor to a worker.

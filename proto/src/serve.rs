@@ -62,6 +62,12 @@ where
             Err(FrameError::Closed) => break Ok(()),
             Err(e) => break Err(e),
         };
+        // The writer ended (the pipe to the supervisor broke): answers can
+        // no longer leave, so taking more work would only make calls wait
+        // for their deadlines. End, and let the writer's error speak.
+        if answers.is_closed() {
+            break Ok(());
+        }
         match frame {
             ToWorker::Request { id, body } => match dispatch {
                 Dispatch::Serial => {

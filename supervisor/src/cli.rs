@@ -106,9 +106,15 @@ pub(crate) fn run() -> Result<ExitCode> {
             Ok(crate::worker::run(kind, parent, log_level.into()))
         }
         Command::Check => match load(cli.config.as_deref()) {
-            Ok(_) => {
+            Ok(config) => {
                 eprintln!("configuration valid");
-                Ok(ExitCode::SUCCESS)
+                // The configuration is only half of whether serve can work:
+                // the other half is what this kernel lets the workers do.
+                Ok(if check_confinement(&config) {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                })
             }
             Err(problems) => {
                 for p in &problems {
@@ -141,6 +147,63 @@ pub(crate) fn run() -> Result<ExitCode> {
             }
         },
     }
+}
+
+/// Prints the confinement this kernel allows, probed by starting one
+/// worker of each kind (not inferred from kernel version numbers), and
+/// whether `[sandbox]` would refuse it. `false` when serve's workers would
+/// be refused.
+#[allow(clippy::print_stderr)] // the operator's terminal
+fn check_confinement(config: &Config) -> bool {
+    let (mut net, mut parse) = crate::serve::worker_specs(config);
+    // The probe's own worker logs would drown the report.
+    net.log_level = LogLevel::Error;
+    parse.log_level = LogLevel::Error;
+    let probed = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|rt| {
+            let spawner = crate::workers::Spawner::start().map_err(|e| e.to_string())?;
+            Ok(rt.block_on(crate::workers::probe_confinement(&spawner, &net, &parse)))
+        });
+    let probed = match probed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("confinement: could not start the workers to probe it: {e}");
+            return false;
+        }
+    };
+    eprintln!("confinement (probed by starting one worker of each kind):");
+    let mut ok = true;
+    for (kind, result) in probed {
+        match result {
+            Ok(c) => {
+                eprintln!(
+                    "  {}: {}; seccomp {} ({} system calls); landlock {} (ABI {}, tcp {}); no_new_privs {}; rlimits {}; inherited descriptors closed {}",
+                    kind.as_str(),
+                    c.summary(),
+                    c.seccomp.as_str(),
+                    c.syscalls,
+                    c.landlock.as_str(),
+                    c.landlock_abi,
+                    c.landlock_net.as_str(),
+                    c.no_new_privs,
+                    c.rlimits,
+                    c.descriptors_closed,
+                );
+                if let Some(why) = net.sandbox.refusal(&c) {
+                    eprintln!("  {}: serve would refuse it: {why}", kind.as_str());
+                    ok = false;
+                }
+            }
+            Err(why) => {
+                eprintln!("  {}: did not start: {why}", kind.as_str());
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 /// Loads the configuration file, or the defaults when none is named.

@@ -7,6 +7,7 @@
 
 mod cli;
 mod mcp;
+mod sandbox;
 mod serve;
 mod telemetry;
 mod worker;

@@ -39,26 +39,33 @@ fn schema_object(v: Value) -> Arc<JsonObject> {
     }
 }
 
-fn to_tool(def: ToolDefinition) -> Tool {
+/// The protocol's tool from the core's definition. Without structured
+/// content the output schema is left out: a client must reject a result
+/// that lacks the structured content its tool declared.
+fn to_tool(def: ToolDefinition, structured_content: bool) -> Tool {
     let annotations = ToolAnnotations::new()
         .read_only(READ_ONLY)
         .destructive(DESTRUCTIVE)
         .idempotent(IDEMPOTENT)
         .open_world(def.open_world);
-    Tool::new(def.name, def.description, schema_object(def.input_schema))
-        .with_raw_output_schema(schema_object(def.output_schema))
-        .with_annotations(annotations)
+    let tool = Tool::new(def.name, def.description, schema_object(def.input_schema))
+        .with_annotations(annotations);
+    if structured_content {
+        tool.with_raw_output_schema(schema_object(def.output_schema))
+    } else {
+        tool
+    }
 }
 
 impl Adapter {
     pub(crate) fn new(services: Arc<Services>, caller: &'static str) -> Self {
         // The configuration of a process is immutable, so the list is built once.
+        let structured_content = services.config().service.structured_content;
         let tools = services
             .tool_definitions()
             .into_iter()
-            .map(to_tool)
+            .map(|def| to_tool(def, structured_content))
             .collect();
-        let structured_content = services.config().service.structured_content;
         Self {
             services,
             tools,
@@ -71,10 +78,7 @@ impl Adapter {
     async fn dispatch(&self, name: &str, args: &JsonObject) -> Option<ToolOutput> {
         Some(match name {
             "web_search" => self.services.web_search(args).await,
-            "web_fetch" => self.services.web_fetch(args).await,
-            "engine_status" if self.services.config().status.enabled => {
-                self.services.engine_status(args).await
-            }
+            "engine_status" => self.services.engine_status(args).await,
             _ => return None,
         })
     }

@@ -17,11 +17,39 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::Adapter;
-use crate::workers::{Spawner, WorkerSpec, Workers};
+use crate::workers::{SandboxRequirements, Spawner, WorkerSpec, Workers};
 
 /// Longest MCP message line accepted on stdin; a longer one is dropped.
 /// The same bound as an HTTP request body (LIM-H2).
 const MAX_LINE_BYTES: usize = 1024 * 1024;
+
+/// How to start each kind of worker under this configuration.
+pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
+    // Re-execute this very binary, even if the file was replaced since.
+    let exe = PathBuf::from("/proc/self/exe");
+    let level = config.logging.level;
+    let sandbox = SandboxRequirements {
+        seccomp: config.sandbox.require_seccomp,
+        landlock: config.sandbox.require_landlock,
+    };
+    let net = WorkerSpec {
+        kind: WorkerKind::Net,
+        exe: exe.clone(),
+        log_level: level,
+        net_init: Some(NetInit {
+            egress: config.egress.policy.clone(),
+        }),
+        sandbox,
+    };
+    let parse = WorkerSpec {
+        kind: WorkerKind::Parse,
+        exe,
+        log_level: level,
+        net_init: None,
+        sandbox,
+    };
+    (net, parse)
+}
 
 /// Serves MCP over stdio.
 pub(crate) fn stdio(config: Config) -> Result<ExitCode> {
@@ -38,24 +66,8 @@ pub(crate) fn stdio(config: Config) -> Result<ExitCode> {
 
 async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
-    // Re-execute this very binary, even if the file was replaced since.
-    let exe = PathBuf::from("/proc/self/exe");
     let spawner = Spawner::start().context("starting the spawner thread")?;
-    let level = config.logging.level;
-    let net = WorkerSpec {
-        kind: WorkerKind::Net,
-        exe: exe.clone(),
-        log_level: level,
-        net_init: Some(NetInit {
-            egress: config.egress.policy.clone(),
-        }),
-    };
-    let parse = WorkerSpec {
-        kind: WorkerKind::Parse,
-        exe,
-        log_level: level,
-        net_init: None,
-    };
+    let (net, parse) = worker_specs(&config);
     let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
     let workers = Arc::new(Workers::new(net, parse, parse_workers, spawner));
     if workers.start_all().await.is_err() {

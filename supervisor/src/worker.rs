@@ -1,9 +1,15 @@
 //! The hidden `__worker` subcommand: the life of a worker process.
+//!
+//! A worker dies with its supervisor, closes what it inherited, builds a
+//! single-threaded runtime over non-blocking pipes, confines itself
+//! ([`crate::sandbox`]) and only then serves requests.
 
 use std::process::ExitCode;
 
 use nix::sys::signal::Signal;
 use rypsok_proto::{LogLevel, WorkerKind};
+
+use crate::sandbox;
 
 /// Runs a worker until the supervisor closes its pipe.
 pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
@@ -14,6 +20,8 @@ pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
     {
         return ExitCode::FAILURE;
     }
+    // First, before this process opens anything of its own.
+    let descriptors_closed = sandbox::close_inherited_descriptors();
     crate::telemetry::init(kind.as_str(), level);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -23,10 +31,20 @@ pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
         Err(_) => return ExitCode::FAILURE,
     };
     let result = runtime.block_on(async {
-        let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+        let (stdin, stdout) = sandbox::stdio_pipes().map_err(rypsok_proto::FrameError::Io)?;
         match kind {
-            WorkerKind::Net => rypsok_worker_net::serve(stdin, stdout).await,
-            WorkerKind::Parse => rypsok_worker_parse::serve(stdin, stdout).await,
+            WorkerKind::Net => {
+                rypsok_worker_net::serve(stdin, stdout, |egress| {
+                    sandbox::confine_net(egress, descriptors_closed)
+                })
+                .await
+            }
+            WorkerKind::Parse => {
+                rypsok_worker_parse::serve(stdin, stdout, || {
+                    sandbox::confine_parse(descriptors_closed)
+                })
+                .await
+            }
         }
     });
     match result {

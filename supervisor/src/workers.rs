@@ -7,10 +7,18 @@
 //! A worker that exits, sends a frame that does not decode, or misses the
 //! deadline of a request it holds is killed; its pending calls fail at once
 //! and the next call starts a replacement, with backoff when it keeps dying.
+//! How a worker ended (its exit code, or the signal that killed it: SIGSYS
+//! from seccomp, SIGABRT from a failed allocation at its memory limit) is
+//! logged once it is reaped.
+//!
+//! Each worker reports in its hello the confinement it achieved; a worker
+//! missing a layer that `[sandbox]` requires is refused, and the slot
+//! stays refused (the kernel will not grow the layer): its calls answer
+//! unavailable, and one log line says why.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,9 +26,9 @@ use std::time::Duration;
 use rypsok_core::PortFuture;
 use rypsok_core::{NetPort, ParsePort, PortError};
 use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, FrameError, FromWorker, LogLevel, NetFailure, NetInit,
-    NetRequest, NetResponse, ParseRequest, ParseResponse, ToWorker, WorkerKind, read_frame,
-    write_frame,
+    Confinement, ExchangeRequest, ExchangeResponse, FrameError, FromWorker, LandlockLevel,
+    LogLevel, NetFailure, NetInit, NetRequest, NetResponse, ParseRequest, ParseResponse,
+    SeccompLevel, ToWorker, WorkerKind, read_frame, write_frame,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -44,6 +52,71 @@ pub(crate) struct WorkerSpec {
     pub(crate) log_level: LogLevel,
     /// worker-net's init frame; worker-parse has none.
     pub(crate) net_init: Option<NetInit>,
+    /// The confinement layers a worker must have achieved to serve.
+    pub(crate) sandbox: SandboxRequirements,
+}
+
+/// `[sandbox]`: the layers without which a worker is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SandboxRequirements {
+    /// `require_seccomp` (default true).
+    pub(crate) seccomp: bool,
+    /// `require_landlock` (default false): a kernel without Landlock is
+    /// otherwise reported and tolerated. A partial ruleset (an older ABI)
+    /// is always tolerated.
+    pub(crate) landlock: bool,
+}
+
+impl SandboxRequirements {
+    /// Why a worker with this confinement may not serve, if it may not.
+    pub(crate) fn refusal(self, c: &Confinement) -> Option<&'static str> {
+        if self.seccomp && c.seccomp != SeccompLevel::Applied {
+            return Some(
+                "the worker could not install its seccomp filter and [sandbox] require_seccomp is true",
+            );
+        }
+        if self.landlock && c.landlock == LandlockLevel::Unavailable {
+            return Some("the kernel offers no Landlock and [sandbox] require_landlock is true");
+        }
+        None
+    }
+}
+
+/// Why a worker could not be started.
+#[derive(Debug)]
+enum StartError {
+    /// Spawning or the handshake failed; a later attempt may succeed.
+    Failed(String),
+    /// The worker lacks a confinement layer the configuration requires.
+    Refused(&'static str),
+}
+
+/// Logs how a reaped worker ended: an exit code, or the signal that killed
+/// it (SIGSYS: seccomp; SIGABRT: an abort, such as a failed allocation at
+/// the memory limit; SIGKILL: the supervisor, or the kernel's OOM killer).
+fn log_exit(kind: WorkerKind, pid: u32, status: std::io::Result<ExitStatus>) {
+    use std::os::unix::process::ExitStatusExt as _;
+    let Ok(status) = status else { return };
+    let signal = status
+        .signal()
+        .map(|n| nix::sys::signal::Signal::try_from(n).map_or("unknown", |s| s.as_str()));
+    let cause = match signal {
+        Some("SIGSYS") => "seccomp",
+        Some("SIGABRT") => "abort",
+        Some("SIGKILL") => "killed",
+        Some("SIGSEGV" | "SIGBUS") => "crash",
+        Some(_) => "signal",
+        None => "exit",
+    };
+    tracing::warn!(
+        event = "worker_exited",
+        worker = kind.as_str(),
+        pid,
+        signal = signal.unwrap_or("none"),
+        exit_code = status.code().unwrap_or(-1),
+        cause,
+        "worker process reaped"
+    );
 }
 
 /// The request and answer types of one kind of worker.
@@ -112,6 +185,8 @@ struct Conn<P: Protocol> {
     next_id: AtomicU64,
     alive: AtomicBool,
     child: Mutex<Option<Child>>,
+    /// What the worker said it achieved.
+    confinement: Confinement,
 }
 
 impl<P: Protocol> Conn<P> {
@@ -133,10 +208,11 @@ impl<P: Protocol> Conn<P> {
         }
         lock(&self.pending).clear();
         if let Some(mut child) = lock(&self.child).take() {
+            // A worker that already died (seccomp, its memory limit) is a
+            // zombie: the kill is then a no-op and wait reports its cause.
             let _ = child.kill();
-            tokio::task::spawn_blocking(move || {
-                let _ = child.wait();
-            });
+            let (kind, pid) = (self.kind, self.pid);
+            tokio::task::spawn_blocking(move || log_exit(kind, pid, child.wait()));
         }
     }
 
@@ -203,7 +279,10 @@ async fn call<P: Protocol>(
 }
 
 /// Starts one worker and completes its handshake.
-async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<Conn<P>>, String> {
+async fn start<P: Protocol>(
+    spawner: &Spawner,
+    spec: &WorkerSpec,
+) -> Result<Arc<Conn<P>>, StartError> {
     let mut cmd = Command::new(&spec.exe);
     cmd.arg("__worker")
         .arg(spec.kind.as_str())
@@ -218,17 +297,16 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
     let mut child = spawner
         .spawn(cmd)
         .await
-        .map_err(|e| format!("spawn: {}", e.kind()))?;
+        .map_err(|e| StartError::Failed(format!("spawn: {}", e.kind())))?;
     let pid = child.id();
     let pipes = child.stdin.take().zip(child.stdout.take());
     let Some((stdin, stdout)) = pipes else {
         let _ = child.kill();
-        return Err("pipes missing".to_owned());
+        return Err(StartError::Failed("pipes missing".to_owned()));
     };
-    let mut writer =
-        tokio::process::ChildStdin::from_std(stdin).map_err(|e| format!("pipe: {}", e.kind()))?;
-    let mut reader =
-        tokio::process::ChildStdout::from_std(stdout).map_err(|e| format!("pipe: {}", e.kind()))?;
+    let pipe_error = |e: std::io::Error| StartError::Failed(format!("pipe: {}", e.kind()));
+    let mut writer = tokio::process::ChildStdin::from_std(stdin).map_err(pipe_error)?;
+    let mut reader = tokio::process::ChildStdout::from_std(stdout).map_err(pipe_error)?;
 
     let handshake = async {
         if let Some(init) = &spec.net_init {
@@ -236,20 +314,33 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
         }
         read_frame::<FromWorker<P::Answer>, _>(&mut reader).await
     };
-    match timeout(HELLO_TIMEOUT, handshake).await {
-        Ok(Ok(FromWorker::Hello(hello))) if hello.kind == spec.kind => {}
-        other => {
-            let _ = child.kill();
-            tokio::task::spawn_blocking(move || {
-                let _ = child.wait();
-            });
-            return Err(match other {
-                Err(_) => "no hello in time".to_owned(),
-                Ok(Err(e)) => format!("handshake: {e}"),
-                Ok(Ok(_)) => "wrong hello".to_owned(),
-            });
+    let confinement = match timeout(HELLO_TIMEOUT, handshake).await {
+        Ok(Ok(FromWorker::Hello(hello))) if hello.kind == spec.kind => {
+            match spec.sandbox.refusal(&hello.confinement) {
+                None => Ok(hello.confinement),
+                Some(why) => Err(StartError::Refused(why)),
+            }
         }
-    }
+        Err(_) => Err(StartError::Failed("no hello in time".to_owned())),
+        Ok(Err(e)) => Err(StartError::Failed(format!("handshake: {e}"))),
+        Ok(Ok(_)) => Err(StartError::Failed("wrong hello".to_owned())),
+    };
+    let confinement = match confinement {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = child.kill();
+            let kind = spec.kind;
+            // A refused worker is killed on purpose: its refusal is the news.
+            let refused = matches!(e, StartError::Refused(_));
+            tokio::task::spawn_blocking(move || {
+                let status = child.wait();
+                if !refused {
+                    log_exit(kind, pid, status);
+                }
+            });
+            return Err(e);
+        }
+    };
 
     let (outbox, mut outgoing) = mpsc::unbounded_channel::<ToWorker<P::Request>>();
     let conn = Arc::new(Conn::<P> {
@@ -260,12 +351,21 @@ async fn start<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Arc<
         next_id: AtomicU64::new(1),
         alive: AtomicBool::new(true),
         child: Mutex::new(Some(child)),
+        confinement,
     });
     tracing::info!(
         event = "worker_started",
         worker = spec.kind.as_str(),
         pid,
-        confinement = "none",
+        confinement = confinement.summary(),
+        seccomp = confinement.seccomp.as_str(),
+        syscalls = confinement.syscalls,
+        landlock = confinement.landlock.as_str(),
+        landlock_abi = confinement.landlock_abi,
+        landlock_net = confinement.landlock_net.as_str(),
+        no_new_privs = confinement.no_new_privs,
+        rlimits = confinement.rlimits,
+        descriptors_closed = confinement.descriptors_closed,
         "worker started"
     );
 
@@ -316,16 +416,20 @@ struct Slot<P: Protocol> {
     spec: WorkerSpec,
     spawner: Spawner,
     state: tokio::sync::Mutex<SlotState<P>>,
+    /// Shared by every slot, so that a refusal is logged once.
+    refusal_logged: Arc<AtomicBool>,
 }
 
 struct SlotState<P: Protocol> {
     conn: Option<Arc<Conn<P>>>,
     deaths: VecDeque<Instant>,
     retry_at: Option<Instant>,
+    /// Set for good once a worker lacked a required confinement layer.
+    refused: bool,
 }
 
 impl<P: Protocol> Slot<P> {
-    fn new(spec: WorkerSpec, spawner: Spawner) -> Self {
+    fn new(spec: WorkerSpec, spawner: Spawner, refusal_logged: Arc<AtomicBool>) -> Self {
         Self {
             spec,
             spawner,
@@ -333,7 +437,9 @@ impl<P: Protocol> Slot<P> {
                 conn: None,
                 deaths: VecDeque::new(),
                 retry_at: None,
+                refused: false,
             }),
+            refusal_logged,
         }
     }
 
@@ -341,6 +447,9 @@ impl<P: Protocol> Slot<P> {
     /// dying is backing off, answers `Unavailable` at once.
     async fn conn(&self) -> Result<Arc<Conn<P>>, PortError> {
         let mut state = self.state.lock().await;
+        if state.refused {
+            return Err(PortError::Unavailable);
+        }
         let now = Instant::now();
         if let Some(conn) = &state.conn {
             if conn.is_alive() {
@@ -381,7 +490,18 @@ impl<P: Protocol> Slot<P> {
                 state.conn = Some(Arc::clone(&conn));
                 Ok(conn)
             }
-            Err(why) => {
+            Err(StartError::Refused(why)) => {
+                state.refused = true;
+                if !self.refusal_logged.swap(true, Ordering::AcqRel) {
+                    tracing::error!(
+                        event = "workers_refused",
+                        reason = why,
+                        "workers refused: they lack a confinement layer the configuration requires; tools answer unavailable"
+                    );
+                }
+                Err(PortError::Unavailable)
+            }
+            Err(StartError::Failed(why)) => {
                 state.deaths.push_back(now);
                 state.retry_at = Some(now + Duration::from_millis(500));
                 tracing::error!(event = "worker_start_failed", worker = self.spec.kind.as_str(), reason = %why, "worker could not be started");
@@ -413,6 +533,41 @@ impl<P: Protocol> Slot<P> {
     }
 }
 
+/// Starts one worker of each kind, whatever `[sandbox]` requires, reads
+/// the confinement each achieved on this kernel, and stops them again
+/// (`rypsok check`).
+pub(crate) async fn probe_confinement(
+    spawner: &Spawner,
+    net: &WorkerSpec,
+    parse: &WorkerSpec,
+) -> Vec<(WorkerKind, Result<Confinement, String>)> {
+    async fn one<P: Protocol>(spawner: &Spawner, spec: &WorkerSpec) -> Result<Confinement, String> {
+        let mut spec = spec.clone();
+        spec.sandbox = SandboxRequirements {
+            seccomp: false,
+            landlock: false,
+        };
+        match start::<P>(spawner, &spec).await {
+            Ok(conn) => {
+                let confinement = conn.confinement;
+                conn.alive.store(false, Ordering::Release);
+                let child = lock(&conn.child).take();
+                if let Some(mut child) = child {
+                    let _ = child.kill();
+                    let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+                }
+                Ok(confinement)
+            }
+            Err(StartError::Failed(why)) => Err(why),
+            Err(StartError::Refused(why)) => Err(why.to_owned()),
+        }
+    }
+    vec![
+        (WorkerKind::Net, one::<Net>(spawner, net).await),
+        (WorkerKind::Parse, one::<Parse>(spawner, parse).await),
+    ]
+}
+
 /// All workers of the process: one worker-net, a pool of worker-parse.
 pub(crate) struct Workers {
     net: Slot<Net>,
@@ -428,11 +583,12 @@ impl Workers {
         parse_workers: usize,
         spawner: Spawner,
     ) -> Self {
+        let refusal_logged = Arc::new(AtomicBool::new(false));
         let parsers = (0..parse_workers)
-            .map(|_| Slot::new(parse.clone(), spawner.clone()))
+            .map(|_| Slot::new(parse.clone(), spawner.clone(), Arc::clone(&refusal_logged)))
             .collect();
         Self {
-            net: Slot::new(net, spawner),
+            net: Slot::new(net, spawner, refusal_logged),
             parsers,
             idle_parsers: Mutex::new((0..parse_workers).rev().collect()),
             parser_permits: Semaphore::new(parse_workers),

@@ -10,6 +10,9 @@
 //!   configuration refusal, `serve` on an invalid configuration.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
+//! - `sandbox`: each worker's confinement as the kernel shows it
+//!   (no_new_privs, seccomp, limits, descriptors), and workers probed into
+//!   forbidden operations: killed or refused, replaced, the next call served.
 //! - `status`: `engine_status` at zero configuration and after a search.
 //! - `search`: `web_search` through all three processes against a fake
 //!   Wikipedia: results, empty answers, API errors, the 403 block, the
@@ -25,6 +28,7 @@ mod support;
 mod brave;
 mod cli;
 mod protocol;
+mod sandbox;
 mod search;
 mod status;
 mod workers;

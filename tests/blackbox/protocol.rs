@@ -34,12 +34,12 @@ fn lists_the_golden_tools_at_zero_configuration() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["web_search", "web_fetch", "engine_status"]);
+    assert_eq!(names, ["web_search", "engine_status"]);
     assert_eq!(
         tools[0]["inputSchema"]["additionalProperties"],
         json!(false)
     );
-    assert_eq!(tools[2]["annotations"]["openWorldHint"], json!(false));
+    assert_eq!(tools[1]["annotations"]["openWorldHint"], json!(false));
 }
 
 // Verifies: REQ-MCP-008 (server instructions of §2 in the handshake)
@@ -66,7 +66,7 @@ fn serves_the_stateless_revision_without_a_handshake() {
     let list = server.request("tools/list", json!({"_meta": meta}));
     assert_eq!(
         list["result"]["tools"].as_array().map(Vec::len),
-        Some(3),
+        Some(2),
         "{list}"
     );
     let status = server.request(
@@ -86,11 +86,17 @@ fn follows_the_configuration_in_its_tool_list() {
     let mut server = Server::start(Some(
         "[search]\nlanguages = [\"en\", \"ja\"]\n[status]\nenabled = false\n",
     ));
-    server.initialize();
+    let init = server.initialize();
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["web_search", "web_fetch"]);
+    assert_eq!(names, ["web_search"]);
+    // LIM-I1: the list plus the instructions, as sent, with two languages.
+    let instructions = init["result"]["instructions"]
+        .as_str()
+        .expect("instructions");
+    let total = list["result"].to_string().chars().count() + instructions.chars().count();
+    assert!(total <= 6000, "{total}");
     assert_eq!(
         tools[0]["inputSchema"]["properties"]["language"]["enum"],
         json!(["en", "ja"])
@@ -143,30 +149,53 @@ fn refuses_bad_arguments_as_tool_errors_without_echo() {
     );
 }
 
-// Verifies: REQ-FETCH-003, REQ-FETCH-001 (web_fetch validates, then says plainly it is not built yet)
+// Verifies: REQ-MCP-005 (web_fetch is not offered before its pipeline exists)
 #[test]
-fn answers_web_fetch_with_a_clear_error_until_its_pipeline_lands() {
+fn does_not_offer_web_fetch_before_its_pipeline_exists() {
     let mut server = Server::start(None);
     server.initialize();
-    let bad = server.call(
-        "web_fetch",
-        json!({"url": "https://example.org/", "max_chars": 10}),
+    let call = server.request(
+        "tools/call",
+        json!({"name": "web_fetch", "arguments": {"url": "https://example.org/"}}),
     );
-    assert_eq!(
-        structured(&bad)["error"]["detail"],
-        json!({"parameter": "max_chars", "min": 500, "max": 20000})
-    );
-    let not_built = server.call("web_fetch", json!({"url": "https://example.org/"}));
-    assert_eq!(
-        structured(&not_built)["error"]["kind"],
-        json!("unavailable")
-    );
-    assert!(
-        structured(&not_built)["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("not available")
-    );
+    assert!(call["error"].is_object(), "{call}");
+}
+
+// Verifies: REQ-MCP-011 (structured content switched off: text only, and no output schema to break clients)
+#[test]
+fn answers_text_only_when_structured_content_is_off() {
+    let mut server = Server::start(Some("[service]\nstructured_content = false\n"));
+    server.initialize();
+    let list = server.request("tools/list", json!({}));
+    for tool in list["result"]["tools"].as_array().expect("tools") {
+        assert!(tool.get("outputSchema").is_none(), "{tool}");
+    }
+    let status = server.call("engine_status", json!({}));
+    assert!(status.get("structuredContent").is_none(), "{status}");
+    let text: Value = serde_json::from_str(status["content"][0]["text"].as_str().expect("text"))
+        .expect("JSON text");
+    assert_eq!(text["outcome"], json!("ok"));
+}
+
+// Verifies: REQ-MCP-010 (LIM-C8: a call past the tool's rate limit is unavailable with a retry hint)
+#[test]
+fn refuses_calls_past_the_tool_rate_limit() {
+    let mut server = Server::start(Some("[limits]\nengine_status_per_minute = 2\n"));
+    server.initialize();
+    for _ in 0..2 {
+        assert_eq!(
+            structured(&server.call("engine_status", json!({})))["outcome"],
+            json!("ok")
+        );
+    }
+    let refused = server.call("engine_status", json!({}));
+    let error = &structured(&refused)["error"];
+    assert_eq!(error["kind"], json!("unavailable"), "{refused}");
+    assert_eq!(error["detail"]["reason"], json!("rate_limited"));
+    let retry = error["detail"]["retry_after_ms"]
+        .as_u64()
+        .expect("retry hint");
+    assert!(retry > 0 && retry <= 60_000, "{retry}");
 }
 
 // Verifies: REQ-MCP-002 (stdout carries MCP messages only; exit 0 on end of input)

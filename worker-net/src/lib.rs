@@ -13,26 +13,35 @@ mod connector;
 mod exchange;
 mod resolve;
 
+use rypsok_proto::egress::EgressPolicy;
 use rypsok_proto::{
-    Dispatch, FrameError, FromWorker, NetInit, NetRequest, NetResponse, WorkerHello, WorkerKind,
-    read_frame, serve_requests, write_frame,
+    Confinement, Dispatch, FrameError, FromWorker, NetInit, NetRequest, NetResponse, WorkerHello,
+    WorkerKind, read_frame, serve_requests, write_frame,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::exchange::{NetContext, exchange};
 
-/// Reads the init frame, says hello, then serves exchanges until the
-/// supervisor closes the pipe.
-pub async fn serve<R, W>(mut reader: R, mut writer: W) -> Result<(), FrameError>
+/// Reads the init frame and everything the resolver needs from the file
+/// system, confines the process with `confine` (given the egress policy,
+/// so that the kernel can restrict ports; the caller owns the kernel
+/// calls), says hello with what it achieved, then serves exchanges until
+/// the supervisor closes the pipe. No request is read before the
+/// confinement is in place.
+pub async fn serve<R, W, C>(mut reader: R, mut writer: W, confine: C) -> Result<(), FrameError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
+    C: FnOnce(&EgressPolicy) -> Confinement,
 {
     let init: NetInit = read_frame(&mut reader).await?;
+    let confinement_input = init.egress.clone();
+    // Reads /etc/resolv.conf: the last file this process opens.
     let ctx = std::sync::Arc::new(NetContext::new(init.egress));
     let hello = WorkerHello {
         kind: WorkerKind::Net,
         pid: std::process::id(),
+        confinement: confine(&confinement_input),
     };
     write_frame(&mut writer, &FromWorker::<NetResponse>::Hello(hello)).await?;
     tracing::info!(event = "worker_ready", "worker-net ready");
@@ -44,10 +53,36 @@ where
             let ctx = std::sync::Arc::clone(&ctx);
             async move {
                 match req {
-                    NetRequest::Exchange(x) => NetResponse::Exchange(exchange(&ctx, x).await),
+                    NetRequest::Exchange(x) => {
+                        #[cfg(feature = "probe")]
+                        if let Some(failure) = probe(&x.url) {
+                            return NetResponse::Exchange(Err(failure));
+                        }
+                        NetResponse::Exchange(exchange(&ctx, x).await)
+                    }
                 }
             }
         },
     )
     .await
+}
+
+/// Runs the probe a URL asks for (test builds only).
+#[cfg(feature = "probe")]
+fn probe(url: &str) -> Option<rypsok_proto::NetFailure> {
+    let probe = rypsok_proto::probe::Probe::in_url(url)?;
+    tracing::warn!(
+        event = "probe",
+        probe = probe.as_str(),
+        "attempting a forbidden operation"
+    );
+    let outcome = probe.attempt();
+    tracing::warn!(
+        event = "probe_result",
+        probe = probe.as_str(),
+        outcome = outcome.as_str(),
+        errno = outcome.errno(),
+        "the forbidden operation returned"
+    );
+    Some(rypsok_proto::NetFailure::Protocol)
 }

@@ -7,6 +7,8 @@
 //! and no provider text leaves except inside hits.
 
 mod brave;
+#[cfg(test)]
+mod test_support;
 mod wikipedia;
 
 use rypsok_proto::limits::RETRY_AFTER_MAX_S;
@@ -49,16 +51,7 @@ pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(pairs: &[(&str, &str)]) -> Vec<Header> {
-        pairs
-            .iter()
-            .map(|(name, value)| Header {
-                name: (*name).to_owned(),
-                value: (*value).to_owned(),
-            })
-            .collect()
-    }
+    use crate::engine::test_support::headers;
 
     #[test]
     fn reads_retry_after_seconds() {

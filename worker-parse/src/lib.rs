@@ -11,29 +11,63 @@
 mod engine;
 
 use rypsok_proto::{
-    Dispatch, FrameError, FromWorker, ParseRequest, ParseResponse, WorkerHello, WorkerKind,
-    serve_requests, write_frame,
+    Confinement, Dispatch, FrameError, FromWorker, ParseRequest, ParseResponse, WorkerHello,
+    WorkerKind, serve_requests, write_frame,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// Says hello, then parses requests one at a time until the supervisor
-/// closes the pipe.
-pub async fn serve<R, W>(reader: R, mut writer: W) -> Result<(), FrameError>
+/// Confines the process with `confine` (the caller owns the kernel calls),
+/// says hello with what it achieved, then parses requests one at a time
+/// until the supervisor closes the pipe. Nothing is read before the
+/// confinement is in place.
+pub async fn serve<R, W, C>(reader: R, mut writer: W, confine: C) -> Result<(), FrameError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
+    C: FnOnce() -> Confinement,
 {
     let hello = WorkerHello {
         kind: WorkerKind::Parse,
         pid: std::process::id(),
+        confinement: confine(),
     };
     write_frame(&mut writer, &FromWorker::<ParseResponse>::Hello(hello)).await?;
     tracing::info!(event = "worker_ready", "worker-parse ready");
     serve_requests(reader, writer, Dispatch::Serial, |req: ParseRequest| {
-        let answer = parse(req);
-        async move { answer }
+        #[cfg(feature = "probe")]
+        let req = match probe(req) {
+            Ok(answer) => return std::future::ready(answer),
+            Err(req) => req,
+        };
+        std::future::ready(parse(req))
     })
     .await
+}
+
+/// Runs the probe an engine answer asks for (test builds only), or hands
+/// the request back untouched.
+#[cfg(feature = "probe")]
+fn probe(req: ParseRequest) -> Result<ParseResponse, ParseRequest> {
+    let ParseRequest::EngineAnswer { body, .. } = &req;
+    let Some(probe) = rypsok_proto::probe::Probe::in_body(body) else {
+        return Err(req);
+    };
+    tracing::warn!(
+        event = "probe",
+        probe = probe.as_str(),
+        "attempting a forbidden operation"
+    );
+    let outcome = probe.attempt();
+    tracing::warn!(
+        event = "probe_result",
+        probe = probe.as_str(),
+        outcome = outcome.as_str(),
+        errno = outcome.errno(),
+        "the forbidden operation returned"
+    );
+    Ok(ParseResponse::Engine(rypsok_proto::EngineParse::Failure(
+        rypsok_proto::EngineFailure::ParseFailure,
+    )))
 }
 
 /// Parses one request. Pure: bytes in, data out.

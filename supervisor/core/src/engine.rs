@@ -103,12 +103,23 @@ fn accept_json() -> Header {
     }
 }
 
+/// Appends encoded query parameters to an endpoint that may already carry
+/// a query string of its own (an operator's mirror, for example).
+pub(crate) fn with_query(base: &str, params: &str) -> String {
+    let separator = match base.rfind('?') {
+        None => "?",
+        Some(at) if at + 1 == base.len() || base.ends_with('&') => "",
+        Some(_) => "&",
+    };
+    format!("{base}{separator}{params}")
+}
+
 impl Driver {
     /// The driver for a configured engine type, if this build has one.
-    pub(crate) const fn for_type(kind: EngineType) -> Option<Self> {
+    pub(crate) const fn for_type(kind: EngineType) -> Self {
         match kind {
-            EngineType::Wikipedia => Some(Self::Wikipedia),
-            EngineType::Brave => Some(Self::Brave),
+            EngineType::Wikipedia => Self::Wikipedia,
+            EngineType::Brave => Self::Brave,
         }
     }
 

@@ -138,6 +138,18 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// Why results were dropped: the reasons of `results_dropped`.
+    DropReason {
+        /// The result reads like an instruction (optional drop).
+        InstructionLikeContent => "instruction_like_content",
+        /// Its URL exceeds LIM-F9.
+        UrlTooLong => "url_too_long",
+        /// Its URL is not http(s), or names a host web_fetch would refuse.
+        UrlInvalid => "url_invalid",
+    }
+}
+
 /// One notice of the envelope. Every key comes from a fixed vocabulary,
 /// except `count` (and `engine`, an operator-set identifier).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -265,20 +277,11 @@ impl ToolError {
         )
     }
 
-    /// The arguments are not a JSON object.
-    pub fn arguments_not_object() -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            "arguments must be a JSON object".to_owned(),
-            json!({}),
-        )
-    }
-
     /// `unavailable` with a reason and an optional retry hint.
     pub fn unavailable(reason: UnavailableReason, retry_after_ms: Option<u64>) -> Self {
         let message = match reason {
             UnavailableReason::NoEngine => {
-                "no enabled engine can serve this search; try another category or drop time_range"
+                "no enabled engine can serve this search (its category, time_range, language or query length)"
             }
             UnavailableReason::AllFailed => "every engine failed; retry later",
             UnavailableReason::RateLimited => "the tool's rate limit was reached; retry later",
@@ -292,16 +295,6 @@ impl ToolError {
             map.insert("retry_after_ms".to_owned(), json!(ms));
         }
         Self::new(ErrorKind::Unavailable, message.to_owned(), detail)
-    }
-
-    /// A tool whose pipeline this build does not contain yet. Said plainly
-    /// rather than dressed up as a network failure.
-    pub fn not_built(tool: &'static str) -> Self {
-        Self::new(
-            ErrorKind::Unavailable,
-            format!("{tool} is not available in this version of rypsok"),
-            json!({}),
-        )
     }
 
     /// The wire form: `{"error": {kind, message, detail}}`.
@@ -330,6 +323,7 @@ mod tests {
         assert_serde_agrees(NoticeCode::ALL, NoticeCode::as_str);
         assert_serde_agrees(EngineErrorClass::ALL, EngineErrorClass::as_str);
         assert_serde_agrees(SkipReason::ALL, SkipReason::as_str);
+        assert_serde_agrees(DropReason::ALL, DropReason::as_str);
     }
 
     // Verifies: REQ-ERR-004 (messages stay within LIM-I4)
@@ -343,8 +337,6 @@ mod tests {
             ToolError::not_allowed("category", &["general"]),
             ToolError::unknown_parameter(&["query"]),
             ToolError::unknown_parameter(&[]),
-            ToolError::arguments_not_object(),
-            ToolError::not_built("web_fetch"),
         ];
         all.extend(
             UnavailableReason::ALL

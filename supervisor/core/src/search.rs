@@ -15,13 +15,15 @@ use rypsok_proto::{
 use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
-use crate::boundary::{Cleaned, clean_markup_text};
+use crate::boundary::clean_markup_text;
 use crate::engine::SearchContext;
 use crate::error::{
-    EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError, UnavailableReason,
+    DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
+    UnavailableReason,
 };
 use crate::limits::{
     ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS,
+    URL_MAX_CHARS,
 };
 use crate::ports::PortError;
 use crate::services::{ActiveEngine, Services};
@@ -118,45 +120,38 @@ pub(crate) async fn search(
     drop(running);
 
     let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
-    let mut failed = 0usize;
+    let mut failures: Vec<EngineErrorClass> = Vec::new();
     for (engine, answer) in selected.iter().zip(answers) {
-        match answer {
-            Some(EngineAnswer::Hits(hits)) => per_engine.push((engine, hits)),
-            Some(EngineAnswer::Failed(class)) => {
-                failed += 1;
-                notices.push(Notice::engine(
-                    NoticeCode::EngineUnavailable,
-                    &engine.config.id,
-                    class.as_str(),
-                ));
+        let class = match answer {
+            Some(EngineAnswer::Hits(hits)) => {
+                per_engine.push((engine, hits));
+                continue;
             }
+            Some(EngineAnswer::Failed(class)) => class,
             None => {
-                failed += 1;
                 let class = EngineErrorClass::Timeout;
-                notices.push(Notice::engine(
-                    NoticeCode::EngineUnavailable,
-                    &engine.config.id,
-                    class.as_str(),
-                ));
                 tracing::info!(event = "engine_result", engine = %engine.config.id, class = class.as_str(), "engine did not answer in time");
+                class
             }
-        }
+        };
+        failures.push(class);
+        notices.push(Notice::engine(
+            NoticeCode::EngineUnavailable,
+            &engine.config.id,
+            class.as_str(),
+        ));
     }
     if per_engine.is_empty() {
-        let all_timed_out = notices
-            .iter()
-            .any(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()))
-            && notices
-                .iter()
-                .filter(|n| n.code == NoticeCode::EngineUnavailable)
-                .all(|n| n.reason == Some(EngineErrorClass::Timeout.as_str()));
-        let reason = if all_timed_out {
+        // Nothing answered: the deadline when every engine ran out of time,
+        // otherwise a failure of every engine (§7).
+        let reason = if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
             UnavailableReason::Deadline
         } else {
             UnavailableReason::AllFailed
         };
         return Err(ToolError::unavailable(reason, None));
     }
+    let failed = failures.len();
 
     let results = merge(
         services,
@@ -296,46 +291,80 @@ fn classify_engine(failure: EngineFailure) -> EngineErrorClass {
     }
 }
 
-/// One result after merging.
+/// One result after merging: every observation of one comparison key.
 struct Merged {
+    /// The best-ranked observation (lowest rank; the earlier engine in
+    /// preference order on a tie).
     hit: EngineHit,
-    score: f64,
     best_rank: usize,
+    /// The best-ranked https URL seen for this key, if any.
+    best_https: Option<(usize, String)>,
+    score: f64,
     engines: Vec<String>,
 }
 
-/// Deduplicates across engines by comparison key, fuses ranks, orders
-/// totally, cleans and cuts (REQ-RANK-004..007, REQ-CTX-004).
+/// Counts of what cleaning and checking did, for the notices.
+#[derive(Default)]
+struct Tally {
+    titles_cut: u64,
+    snippets_cut: u64,
+    removed: u64,
+    url_too_long: u64,
+    url_invalid: u64,
+}
+
+/// Checks each engine's hits (worker-parse is not trusted to have done so),
+/// deduplicates across engines by comparison key, fuses ranks, orders
+/// totally, cleans and cuts (REQ-ENG-011, REQ-RANK-003..007, REQ-CTX-004).
 fn merge(
     services: &Services,
     per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
     max_results: usize,
     notices: &mut Vec<Notice>,
 ) -> Vec<Value> {
+    let mut tally = Tally::default();
     let mut merged: Vec<Merged> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (engine, hits) in per_engine {
-        for (rank, hit) in hits.into_iter().enumerate() {
-            let key = comparison_key(&hit.url);
-            let score = engine.config.weight / (RRF_K + rank as f64 + 1.0);
-            match by_key.get(&key) {
-                Some(&i) => {
-                    let m = &mut merged[i];
-                    m.score += score;
-                    m.best_rank = m.best_rank.min(rank);
-                    if !m.engines.contains(&engine.config.id) {
-                        m.engines.push(engine.config.id.clone());
-                    }
+        let weight = engine.config.weight;
+        for (rank, mut hit) in hits
+            .into_iter()
+            .take(RESULTS_PER_ENGINE as usize)
+            .enumerate()
+        {
+            let Some(parsed) = check_url(&hit.url, &mut tally) else {
+                continue;
+            };
+            if hit.date.as_deref().is_some_and(|d| !is_date(d)) {
+                hit.date = None;
+            }
+            let https = (parsed.scheme() == "https").then(|| (rank, hit.url.clone()));
+            let score = weight / (RRF_K + rank as f64 + 1.0);
+            let key = comparison_key(&parsed);
+            if let Some(&i) = by_key.get(&key) {
+                let m = &mut merged[i];
+                m.score += score;
+                if rank < m.best_rank {
+                    m.best_rank = rank;
+                    m.hit = hit;
                 }
-                None => {
-                    by_key.insert(key, merged.len());
-                    merged.push(Merged {
-                        hit,
-                        score,
-                        best_rank: rank,
-                        engines: vec![engine.config.id.clone()],
-                    });
+                if let Some((r, url)) = https
+                    && m.best_https.as_ref().is_none_or(|(best, _)| r < *best)
+                {
+                    m.best_https = Some((r, url));
                 }
+                if !m.engines.contains(&engine.config.id) {
+                    m.engines.push(engine.config.id.clone());
+                }
+            } else {
+                by_key.insert(key, merged.len());
+                merged.push(Merged {
+                    hit,
+                    best_rank: rank,
+                    best_https: https,
+                    score,
+                    engines: vec![engine.config.id.clone()],
+                });
             }
         }
     }
@@ -349,21 +378,22 @@ fn merge(
     });
     merged.truncate(max_results);
 
-    let (mut titles_cut, mut snippets_cut, mut removed) = (0u64, 0u64, 0u64);
-    let mut count = |c: &Cleaned, cut: &mut u64| {
-        *cut += u64::from(c.truncated);
-        removed += c.removed as u64;
-    };
     let attribution = services.config.service.attribution;
     let results = merged
         .into_iter()
         .map(|m| {
             let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
-            count(&title, &mut titles_cut);
             let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
-            count(&snippet, &mut snippets_cut);
-            let mut result =
-                json!({ "title": title.text, "url": m.hit.url, "snippet": snippet.text });
+            tally.titles_cut += u64::from(title.truncated);
+            tally.snippets_cut += u64::from(snippet.truncated);
+            tally.removed += (title.removed + snippet.removed) as u64;
+            // One resource seen over http and https is shown over https
+            // (REQ-RANK-003).
+            let url = match m.best_https {
+                Some((_, https)) if !m.hit.url.starts_with("https:") => https,
+                _ => m.hit.url,
+            };
+            let mut result = json!({ "title": title.text, "url": url, "snippet": snippet.text });
             if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
                 obj.insert("date".to_owned(), json!(date));
             }
@@ -375,34 +405,95 @@ fn merge(
         })
         .collect();
     for (code, n) in [
-        (NoticeCode::SnippetTruncated, snippets_cut),
-        (NoticeCode::TitleTruncated, titles_cut),
-        (NoticeCode::CharactersRemoved, removed),
+        (NoticeCode::SnippetTruncated, tally.snippets_cut),
+        (NoticeCode::TitleTruncated, tally.titles_cut),
+        (NoticeCode::CharactersRemoved, tally.removed),
     ] {
         if n > 0 {
             notices.push(Notice::counted(code, n));
         }
     }
+    for (reason, n) in [
+        (DropReason::UrlTooLong, tally.url_too_long),
+        (DropReason::UrlInvalid, tally.url_invalid),
+    ] {
+        if n > 0 {
+            notices.push(Notice {
+                code: NoticeCode::ResultsDropped,
+                engine: None,
+                reason: Some(reason.as_str()),
+                count: Some(n),
+            });
+        }
+    }
     results
 }
 
-/// The comparison key of a result URL: scheme-insensitive, host lower-cased
-/// without `www.`, no fragment, no trailing slash. The full key of
-/// REQ-RANK-002 (tracking parameters, query order) refines this.
-fn comparison_key(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => {
-            let host = u
-                .host_str()
-                .unwrap_or_default()
-                .trim_start_matches("www.")
-                .to_ascii_lowercase();
-            let path = u.path().trim_end_matches('/');
-            match u.query() {
-                Some(q) => format!("{host}{path}?{q}"),
-                None => format!("{host}{path}"),
-            }
-        }
-        Err(_) => url.to_owned(),
+/// A result URL the caller could use: http(s), a host without empty labels,
+/// within LIM-F9. Anything else is dropped and counted.
+fn check_url(url: &str, tally: &mut Tally) -> Option<url::Url> {
+    if url.chars().count() > URL_MAX_CHARS {
+        tally.url_too_long += 1;
+        return None;
+    }
+    let parsed = url::Url::parse(url).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host_str().is_some_and(|h| {
+                let h = h.strip_suffix('.').unwrap_or(h);
+                !h.is_empty() && !h.split('.').any(str::is_empty)
+            })
+    });
+    if parsed.is_none() {
+        tally.url_invalid += 1;
+    }
+    parsed
+}
+
+/// `YYYY-MM-DD` with a real month and day.
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b[r.clone()]
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| &text[r])
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else {
+        return false;
+    };
+    let (y, m, d): (u32, u32, u32) = (
+        y.parse().unwrap_or(0),
+        m.parse().unwrap_or(0),
+        d.parse().unwrap_or(0),
+    );
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+/// The comparison key of a result URL: scheme-insensitive, host
+/// lower-cased without one leading `www.`, the port when not the scheme's
+/// default, no fragment, no trailing slash. The full key of REQ-RANK-002
+/// (tracking parameters, query order) refines this.
+fn comparison_key(url: &url::Url) -> String {
+    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let path = url.path().trim_end_matches('/');
+    match url.query() {
+        Some(q) => format!("{host}{port}{path}?{q}"),
+        None => format!("{host}{port}{path}"),
     }
 }
+
+#[cfg(test)]
+mod tests;

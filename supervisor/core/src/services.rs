@@ -4,15 +4,17 @@
 
 use std::sync::Arc;
 
+use rypsok_proto::LogLevel;
 use serde_json::{Map, Value};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::config::{Config, EngineConfig, load::read_secret};
 use crate::engine::{Credential, Driver};
-use crate::error::ToolError;
+use crate::error::{ToolError, UnavailableReason};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
+use crate::ratelimit::RateLimit;
 use crate::validate;
 
 /// What a tool call answers: the response object, or a tool error.
@@ -73,6 +75,8 @@ pub struct Services {
     pub(crate) net: Arc<dyn NetPort>,
     pub(crate) parse: Arc<dyn ParsePort>,
     pub(crate) user_agent: String,
+    search_limit: RateLimit,
+    status_limit: RateLimit,
 }
 
 impl std::fmt::Debug for Services {
@@ -108,11 +112,7 @@ impl Services {
                 }
                 let credential = engine.credential.as_ref().and_then(read_secret).map(Credential::new);
                 let has_credential = credential.is_some();
-                let Some(driver) = Driver::for_type(engine.kind) else {
-                    let reason = if has_credential { DisabledReason::Disabled } else { DisabledReason::NoCredential };
-                    tracing::warn!(event = "engine_inactive", engine = %id, engine_type = engine.kind.as_str(), "this build has no driver for the engine type; engine inactive");
-                    return EngineSlot::Disabled { id, reason };
-                };
+                let driver = Driver::for_type(engine.kind);
                 let admission = driver.admission();
                 if admission.needs_credential && !has_credential {
                     tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
@@ -123,7 +123,15 @@ impl Services {
             })
             .collect();
         let user_agent = user_agent(&config);
+        if matches!(config.logging.level, LogLevel::Debug | LogLevel::Trace) {
+            tracing::warn!(
+                event = "debug_logging",
+                "debug logging is on: it may record queries and provider text"
+            );
+        }
         Self {
+            search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
+            status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
             config,
             engines,
             health: Health::default(),
@@ -165,19 +173,18 @@ impl Services {
         let started = Instant::now();
         let served = validate::served_categories(&self.config, |id| self.is_active(id));
         let args = validate::search_args(&self.config, &served, args)?;
+        self.search_limit.admit().map_err(rate_limited)?;
         crate::search::search(self, args, started).await
-    }
-
-    /// `web_fetch` (§3.2): its arguments are validated; the fetch pipeline
-    /// is not part of this build, and the call says so.
-    pub async fn web_fetch(&self, args: &Map<String, Value>) -> ToolOutput {
-        validate::fetch_args(&self.config, args)?;
-        Err(ToolError::not_built("web_fetch"))
     }
 
     /// `engine_status` (§3.3).
     pub async fn engine_status(&self, args: &Map<String, Value>) -> ToolOutput {
         validate::status_args(args)?;
+        self.status_limit.admit().map_err(rate_limited)?;
         Ok(crate::status::engine_status(self))
     }
+}
+
+fn rate_limited(retry_after_ms: u64) -> ToolError {
+    ToolError::unavailable(UnavailableReason::RateLimited, Some(retry_after_ms))
 }

@@ -6,8 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::{Category, Config};
-use crate::error::ToolError;
-use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
+use crate::error::{ToolError, UnavailableReason};
 
 /// `time_range` values (REQ-SEARCH-005).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,17 +41,6 @@ pub(crate) struct SearchArgs {
     pub(crate) time_range: Option<TimeRange>,
 }
 
-/// A validated `web_fetch` call.
-#[derive(Debug, Clone)]
-pub(crate) struct FetchArgs {
-    #[allow(dead_code)] // read by the fetch pipeline, which lands separately
-    pub(crate) url: String,
-    #[allow(dead_code)]
-    pub(crate) max_chars: u32,
-    #[allow(dead_code)]
-    pub(crate) start_char: u64,
-}
-
 /// The categories an enabled engine serves, in the schema's order.
 pub(crate) fn served_categories(
     config: &Config,
@@ -69,6 +57,17 @@ pub(crate) fn served_categories(
         .collect()
 }
 
+/// The category of a call that names none: `general` when an engine
+/// serves it, else the first served one (so the default is always a value
+/// the schema offers).
+pub(crate) fn default_category(served: &[Category]) -> Option<Category> {
+    if served.contains(&Category::General) {
+        Some(Category::General)
+    } else {
+        served.first().copied()
+    }
+}
+
 /// The parameter names `web_search` takes under this configuration.
 pub(crate) fn search_parameters(config: &Config) -> Vec<&'static str> {
     let mut names = vec!["query", "category", "max_results"];
@@ -78,9 +77,6 @@ pub(crate) fn search_parameters(config: &Config) -> Vec<&'static str> {
     names.push("time_range");
     names
 }
-
-/// The parameter names `web_fetch` takes.
-pub(crate) const FETCH_PARAMETERS: [&str; 3] = ["url", "max_chars", "start_char"];
 
 fn refuse_unknown(args: &Map<String, Value>, allowed: &[&'static str]) -> Result<(), ToolError> {
     if args.keys().any(|k| !allowed.contains(&k.as_str())) {
@@ -157,7 +153,10 @@ pub(crate) fn search_args(
         return Err(ToolError::bad_length("query", 1, max as u64));
     }
     let category = match string(args, "category")? {
-        None => Category::General,
+        None => match default_category(served) {
+            Some(c) => c,
+            None => return Err(ToolError::unavailable(UnavailableReason::NoEngine, None)),
+        },
         Some(s) => match Category::parse(s).filter(|c| served.contains(c)) {
             Some(c) => c,
             None => {
@@ -198,31 +197,6 @@ pub(crate) fn search_args(
         max_results,
         language,
         time_range,
-    })
-}
-
-/// Validates `web_fetch` arguments (the URL's policy is the fetch
-/// pipeline's, not this function's).
-pub(crate) fn fetch_args(
-    config: &Config,
-    args: &Map<String, Value>,
-) -> Result<FetchArgs, ToolError> {
-    refuse_unknown(args, &FETCH_PARAMETERS)?;
-    let url = string(args, "url")?.ok_or_else(|| ToolError::missing("url"))?;
-    let length = url.chars().count();
-    if length == 0 || length > URL_MAX_CHARS {
-        return Err(ToolError::bad_length("url", 1, URL_MAX_CHARS as u64));
-    }
-    let ceiling = u64::from(config.fetch.max_chars_ceiling);
-    let max_chars = integer(args, "max_chars", u64::from(FETCH_MAX_CHARS_FLOOR), ceiling)?
-        .map_or(config.fetch.max_chars, |v| {
-            u32::try_from(v).unwrap_or(u32::MAX)
-        });
-    let start_char = integer(args, "start_char", 0, u64::MAX)?.unwrap_or(0);
-    Ok(FetchArgs {
-        url: url.to_owned(),
-        max_chars,
-        start_char,
     })
 }
 
@@ -291,6 +265,16 @@ mod tests {
         assert_eq!(e.detail["allowed"], json!(["general", "science"]));
     }
 
+    // Verifies: REQ-SEARCH-002 (the default category is one the schema offers)
+    #[test]
+    fn defaults_to_general_or_else_the_first_served_category() {
+        let config = Config::defaults();
+        let science_only = search_args(&config, &[Category::Science], &args(json!({"query": "q"})));
+        assert_eq!(science_only.unwrap().category, Category::Science);
+        let none = search_args(&config, &[], &args(json!({"query": "q"}))).unwrap_err();
+        assert_eq!(none.detail["reason"], json!("no_engine"));
+    }
+
     // Verifies: REQ-SEARCH-006, REQ-ERR-004 (unknown properties refused without echoing them)
     #[test]
     fn refuses_unknown_properties_without_echoing_their_names() {
@@ -307,18 +291,6 @@ mod tests {
         let e = search(json!({"query": "q", "time_range": "SECRET-sk-123"})).unwrap_err();
         assert!(!e.to_json().to_string().contains("SECRET"));
         assert_eq!(e.detail["allowed"], json!(["day", "week", "month", "year"]));
-    }
-
-    // Verifies: REQ-FETCH-003 (max_chars from 500 to LIM-F2)
-    #[test]
-    fn refuses_max_chars_below_five_hundred() {
-        let config = Config::defaults();
-        let e = fetch_args(
-            &config,
-            &args(json!({"url": "https://example.org/", "max_chars": 499})),
-        )
-        .unwrap_err();
-        assert_eq!(e.message, "max_chars must be between 500 and 20000");
     }
 
     // Verifies: REQ-STATUS-001 (engine_status takes no parameters)

@@ -4,15 +4,34 @@
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 
-use rypsok_proto::{ExchangeRequest, Profile, WorkerHello, egress::EgressPolicy};
+use rypsok_proto::{ExchangeRequest, LandlockNet, Profile, WorkerHello, egress::EgressPolicy};
 
 use super::*;
 
+/// What a stand-in claims: every layer in place.
+const CONFINED: Confinement = Confinement {
+    no_new_privs: true,
+    descriptors_closed: true,
+    rlimits: true,
+    landlock: LandlockLevel::Full,
+    landlock_abi: 6,
+    landlock_net: LandlockNet::ConnectPorts,
+    seccomp: SeccompLevel::Applied,
+    syscalls: 40,
+};
+
 /// A script that writes a valid worker-net hello, then runs `then`.
 async fn stand_in(name: &str, then: &str) -> PathBuf {
+    stand_in_claiming(name, CONFINED, then).await
+}
+
+/// A script that writes a worker-net hello claiming `confinement`, then
+/// runs `then`.
+async fn stand_in_claiming(name: &str, confinement: Confinement, then: &str) -> PathBuf {
     let hello: FromWorker<NetResponse> = FromWorker::Hello(WorkerHello {
         kind: WorkerKind::Net,
         pid: 1,
+        confinement,
     });
     let mut frame = Vec::new();
     write_frame(&mut frame, &hello).await.unwrap();
@@ -35,7 +54,20 @@ fn spec(exe: PathBuf) -> WorkerSpec {
         net_init: Some(NetInit {
             egress: EgressPolicy::default(),
         }),
+        // The defaults of `[sandbox]`.
+        sandbox: SandboxRequirements {
+            seccomp: true,
+            landlock: false,
+        },
     }
+}
+
+fn slot(script: &std::path::Path) -> Slot<Net> {
+    Slot::<Net>::new(
+        spec(script.to_path_buf()),
+        Spawner::start().unwrap(),
+        Arc::new(AtomicBool::new(false)),
+    )
 }
 
 fn exchange() -> NetRequest {
@@ -115,7 +147,7 @@ async fn kills_a_worker_that_misses_a_deadline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replaces_a_worker_that_exited() {
     let script = stand_in("exits", "/bin/sleep 0.2\nexit 3").await;
-    let slot = Slot::<Net>::new(spec(script.clone()), Spawner::start().unwrap());
+    let slot = slot(&script);
     let first = slot.conn().await.unwrap();
     let answer = call(&first, exchange(), Instant::now() + Duration::from_secs(10)).await;
     assert_eq!(answer.err(), Some(PortError::WorkerFailed));
@@ -130,7 +162,7 @@ async fn replaces_a_worker_that_exited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backs_off_from_a_worker_that_keeps_dying() {
     let script = stand_in("dies", "exit 1").await;
-    let slot = Slot::<Net>::new(spec(script.clone()), Spawner::start().unwrap());
+    let slot = slot(&script);
     let mut refused = 0;
     for _ in 0..12 {
         match slot.conn().await {
@@ -149,4 +181,68 @@ async fn backs_off_from_a_worker_that_keeps_dying() {
     }
     assert!(refused > 0, "restarts were never delayed");
     let _ = std::fs::remove_file(script);
+}
+
+// Verifies: REQ-SEC-020 (without seccomp, by default, the worker is refused for good: no restart loop)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refuses_a_worker_without_seccomp_and_never_restarts_it() {
+    let unconfined = Confinement {
+        seccomp: SeccompLevel::Unavailable,
+        syscalls: 0,
+        ..CONFINED
+    };
+    let marker =
+        std::env::temp_dir().join(format!("rypsok-stand-in-{}-starts", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    // Each start leaves a line in the marker file.
+    let script = stand_in_claiming(
+        "no-seccomp",
+        unconfined,
+        &format!("echo x >> {}\nexec /bin/sleep 30", marker.display()),
+    )
+    .await;
+    let slot = slot(&script);
+    for _ in 0..3 {
+        assert_eq!(slot.conn().await.err(), Some(PortError::Unavailable));
+    }
+    let starts = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(starts.lines().count(), 1, "started again after a refusal");
+    assert!(slot.refusal_logged.load(Ordering::Acquire));
+    let _ = std::fs::remove_file(script);
+    let _ = std::fs::remove_file(marker);
+}
+
+// Verifies: REQ-SEC-020 (a kernel without Landlock is tolerated unless required; seccomp is required by default)
+#[test]
+fn follows_the_sandbox_requirements() {
+    let no_landlock = Confinement {
+        landlock: LandlockLevel::Unavailable,
+        ..CONFINED
+    };
+    let no_seccomp = Confinement {
+        seccomp: SeccompLevel::Unavailable,
+        ..CONFINED
+    };
+    let defaults = SandboxRequirements {
+        seccomp: true,
+        landlock: false,
+    };
+    let strict = SandboxRequirements {
+        seccomp: true,
+        landlock: true,
+    };
+    let lax = SandboxRequirements {
+        seccomp: false,
+        landlock: false,
+    };
+    assert_eq!(defaults.refusal(&CONFINED), None);
+    assert_eq!(defaults.refusal(&no_landlock), None);
+    assert!(defaults.refusal(&no_seccomp).is_some());
+    assert!(strict.refusal(&no_landlock).is_some());
+    assert_eq!(lax.refusal(&no_seccomp), None);
+    let partial = Confinement {
+        landlock: LandlockLevel::Partial,
+        ..CONFINED
+    };
+    assert_eq!(strict.refusal(&partial), None);
 }

@@ -253,6 +253,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::engine::test_support::{failure, headers, hits};
 
     // Fixtures: testdata/brave/PROVENANCE.md.
     const WEB: &[u8] = include_bytes!("../../testdata/brave/web_search_hello_world_2024.json");
@@ -261,30 +262,6 @@ mod tests {
     const TOKEN_INVALID_BODY: &[u8] = include_bytes!(
         "../../testdata/brave/docs_example_error_422_subscription_token_invalid.json"
     );
-
-    fn hits(parse: EngineParse) -> Vec<EngineHit> {
-        match parse {
-            EngineParse::Hits(hits) => hits,
-            EngineParse::Failure(failure) => panic!("expected hits, got {failure:?}"),
-        }
-    }
-
-    fn failure(parse: EngineParse) -> EngineFailure {
-        match parse {
-            EngineParse::Failure(failure) => failure,
-            EngineParse::Hits(hits) => panic!("expected a failure, got {} hits", hits.len()),
-        }
-    }
-
-    fn headers(pairs: &[(&str, &str)]) -> Vec<Header> {
-        pairs
-            .iter()
-            .map(|(name, value)| Header {
-                name: (*name).to_owned(),
-                value: (*value).to_owned(),
-            })
-            .collect()
-    }
 
     fn rate_limited(retry_after_ms: Option<u64>, quota: bool) -> EngineFailure {
         EngineFailure::RateLimited {

@@ -161,6 +161,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::engine::test_support::{failure, hits};
 
     // Fixtures: testdata/wikipedia/PROVENANCE.md.
     const COUNTER_STRIKE: &[u8] =
@@ -177,20 +178,6 @@ mod tests {
 
     const EN: &str = "https://en.wikipedia.org/wiki/";
     const DE: &str = "https://de.wikipedia.org/wiki/";
-
-    fn hits(parse: EngineParse) -> Vec<EngineHit> {
-        match parse {
-            EngineParse::Hits(hits) => hits,
-            EngineParse::Failure(failure) => panic!("expected hits, got {failure:?}"),
-        }
-    }
-
-    fn failure(parse: EngineParse) -> EngineFailure {
-        match parse {
-            EngineParse::Failure(failure) => failure,
-            EngineParse::Hits(hits) => panic!("expected a failure, got {} hits", hits.len()),
-        }
-    }
 
     fn header(name: &str, value: &str) -> Header {
         Header {

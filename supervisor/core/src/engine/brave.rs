@@ -126,12 +126,7 @@ pub(crate) fn build_url(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> Stri
         params.append_pair("result_filter", "web");
     }
     let params = params.finish();
-    let separator = match base.rfind('?') {
-        None => "?",
-        Some(at) if at + 1 == base.len() || base.ends_with('&') => "",
-        Some(_) => "&",
-    };
-    format!("{base}{separator}{params}")
+    super::with_query(&base, &params)
 }
 
 /// The news form of a web endpoint template.
@@ -450,7 +445,7 @@ mod tests {
         const { assert!(ADMISSION.needs_credential) };
         const { assert!(!ADMISSION.cacheable) };
         assert_eq!(ADMISSION.concurrency_cap, 1);
-        assert_eq!(Driver::for_type(EngineType::Brave), Some(Driver::Brave));
+        assert_eq!(Driver::for_type(EngineType::Brave), Driver::Brave);
     }
 
     #[test]

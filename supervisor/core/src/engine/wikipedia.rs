@@ -62,6 +62,11 @@ pub(crate) struct WikipediaRequest {
     pub(crate) article_base: String,
 }
 
+/// The wiki of a configured language code: its primary subtag.
+fn wiki_code(lang: &str) -> &str {
+    lang.split('-').next().unwrap_or(lang)
+}
+
 /// Builds the search request for `query` on the `lang` wiki, asking for
 /// `count` results (at least 1, at most 50). `endpoint` is the operator's
 /// template, `{lang}` substituted; `lang` is already validated by
@@ -72,6 +77,9 @@ pub(crate) fn build_request(
     query: &str,
     count: u32,
 ) -> WikipediaRequest {
+    // A wiki is named by the primary language subtag: `pt-br` searches
+    // pt.wikipedia.org (regional variants live inside one wiki).
+    let lang = wiki_code(lang);
     let base = endpoint.unwrap_or(DEFAULT_ENDPOINT).replace("{lang}", lang);
     let limit = count.clamp(1, MAX_SRLIMIT).to_string();
     let params = form_urlencoded::Serializer::new(String::new())
@@ -85,13 +93,8 @@ pub(crate) fn build_request(
         // Non-ASCII as UTF-8, not `\uXXXX` escapes: smaller answers.
         .append_pair("utf8", "1")
         .finish();
-    let separator = match base.rfind('?') {
-        None => "?",
-        Some(at) if at + 1 == base.len() || base.ends_with('&') => "",
-        Some(_) => "&",
-    };
     WikipediaRequest {
-        url: format!("{base}{separator}{params}"),
+        url: super::with_query(&base, &params),
         // Always the real article, even when the endpoint is a mirror or a
         // test fake: a result must point where a reader finds the article,
         // and a mirror's article paths are unknown.
@@ -158,10 +161,11 @@ mod tests {
         assert!(
             request
                 .url
-                .starts_with("http://127.0.0.1:8080/pt-br/api.php?action=query&")
+                .starts_with("http://127.0.0.1:8080/pt/api.php?action=query&")
         );
-        // Results still point at the real article.
-        assert_eq!(request.article_base, "https://pt-br.wikipedia.org/wiki/");
+        // A regional code names its language's wiki, and results still
+        // point at the real article.
+        assert_eq!(request.article_base, "https://pt.wikipedia.org/wiki/");
         let with_query = build_request(
             Some("https://mirror.example/api.php?site={lang}"),
             "fr",

@@ -1,0 +1,305 @@
+//! The search pipeline in one process: the real parsers, a stand-in
+//! worker-net serving captured answers with chosen delays, and tokio's
+//! paused clock, so deadlines and early completion are exact
+//! (REQ-TEST-004, REQ-TEST-011).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure, ParseRequest, ParseResponse};
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::*;
+use crate::config::load_str;
+use crate::ports::{NetPort, ParsePort, PortFuture};
+
+const WIKIPEDIA: &[u8] = include_bytes!(
+    "../../../../worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json"
+);
+const BRAVE: &[u8] =
+    include_bytes!("../../../../worker-parse/testdata/brave/web_search_hello_world_2024.json");
+
+/// What the stand-in answers for requests whose URL contains a marker.
+#[derive(Clone)]
+enum Behaviour {
+    /// A 200 with this body after this delay.
+    Answer(Duration, &'static [u8]),
+    /// Never answers (until the port's deadline).
+    Hang,
+}
+
+/// worker-net's stand-in: it keeps the port's contract (the deadline bounds
+/// the wait) and counts exchanges started and dropped unfinished.
+struct FakeNet {
+    behaviours: HashMap<&'static str, Behaviour>,
+    started: AtomicUsize,
+    abandoned: Arc<AtomicUsize>,
+}
+
+struct CountDrop(Arc<AtomicUsize>, bool);
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl NetPort for FakeNet {
+    fn exchange(
+        &self,
+        request: ExchangeRequest,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+        self.started.fetch_add(1, Ordering::SeqCst);
+        let behaviour = self
+            .behaviours
+            .iter()
+            .find(|(marker, _)| request.url.contains(*marker))
+            .map(|(_, b)| b.clone());
+        let abandoned = Arc::clone(&self.abandoned);
+        Box::pin(async move {
+            let mut guard = CountDrop(abandoned, false);
+            let answer = match behaviour {
+                Some(Behaviour::Answer(delay, body)) => {
+                    tokio::time::sleep(delay).await;
+                    Ok(Ok(ExchangeResponse {
+                        status: 200,
+                        headers: Vec::new(),
+                        body: body.to_vec(),
+                    }))
+                }
+                Some(Behaviour::Hang) => {
+                    sleep_until(deadline).await;
+                    Err(PortError::Timeout)
+                }
+                None => Ok(Err(NetFailure::Resolve)),
+            };
+            guard.1 = true;
+            answer
+        })
+    }
+}
+
+/// worker-parse's stand-in: the real parser, called in process.
+struct InProcessParse;
+
+impl ParsePort for InProcessParse {
+    fn parse(
+        &self,
+        request: ParseRequest,
+        _deadline: Instant,
+    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
+        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
+    }
+}
+
+fn services(behaviours: &[(&'static str, Behaviour)]) -> (Services, Arc<FakeNet>) {
+    let key = std::env::temp_dir().join(format!("rypsok-core-test-key-{}", std::process::id()));
+    std::fs::write(&key, "test-key\n").unwrap();
+    let config = load_str(&format!(
+        r#"[engines.wikipedia]
+type = "wikipedia"
+endpoint = "https://wikipedia.test/w/api.php"
+[engines.brave]
+type = "brave"
+endpoint = "https://brave.test/res/v1/web/search"
+api_key_file = "{}"
+"#,
+        key.display()
+    ))
+    .unwrap();
+    let net = Arc::new(FakeNet {
+        behaviours: behaviours.iter().cloned().collect(),
+        started: AtomicUsize::new(0),
+        abandoned: Arc::new(AtomicUsize::new(0)),
+    });
+    let services = Services::new(Arc::new(config), net.clone(), Arc::new(InProcessParse));
+    (services, net)
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+// Verifies: REQ-AGG-009, REQ-AGG-006 (one engine filled max_results: the other gets LIM-S6 more, then is cancelled)
+#[tokio::test(start_paused = true)]
+async fn completes_early_once_one_engine_filled_the_results() {
+    let (services, net) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(100), WIKIPEDIA)),
+        ("brave.test", Behaviour::Hang),
+    ]);
+    let started = Instant::now();
+    let out = services
+        .web_search(&args(json!({"query": "counter strike"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        started.elapsed(),
+        ms(100 + 300),
+        "LIM-S6 after the first full answer"
+    );
+    assert_eq!(out["outcome"], json!("partial"));
+    assert!(
+        out["notices"].as_array().unwrap().contains(
+            &json!({"code": "engine_unavailable", "engine": "brave", "reason": "timeout"})
+        )
+    );
+    assert_eq!(out["results"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        net.abandoned.load(Ordering::SeqCst),
+        1,
+        "Brave's exchange was dropped, not left running"
+    );
+}
+
+// Verifies: REQ-AGG-003, REQ-ERR-001 (engines that never answer: unavailable, deadline, within LIM-S7)
+#[tokio::test(start_paused = true)]
+async fn answers_deadline_within_the_call_bound_when_every_engine_hangs() {
+    let (services, _) = services(&[
+        ("wikipedia.test", Behaviour::Hang),
+        ("brave.test", Behaviour::Hang),
+    ]);
+    let started = Instant::now();
+    let err = services
+        .web_search(&args(json!({"query": "q"})))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() <= ms(2500 + 300),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(err.detail["reason"], json!("deadline"));
+}
+
+// Verifies: REQ-AGG-004, REQ-AGG-007 (a failing engine leaves the other's results, with a notice)
+#[tokio::test(start_paused = true)]
+async fn answers_partial_when_one_engine_fails() {
+    let (services, _) = services(&[("wikipedia.test", Behaviour::Answer(ms(50), WIKIPEDIA))]);
+    let out = services
+        .web_search(&args(json!({"query": "q", "max_results": 3})))
+        .await
+        .unwrap();
+    assert_eq!(out["outcome"], json!("partial"));
+    assert!(out["notices"].as_array().unwrap().contains(
+        &json!({"code": "engine_unavailable", "engine": "brave", "reason": "request_failure"})
+    ));
+}
+
+// Verifies: REQ-ARCH-004, REQ-RANK-006, I8 (identical answers in any arrival order give identical output)
+#[tokio::test(start_paused = true)]
+async fn gives_identical_output_whichever_engine_answers_first() {
+    let (first, _) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+        ("brave.test", Behaviour::Answer(ms(20), BRAVE)),
+    ]);
+    let (second, _) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(20), WIKIPEDIA)),
+        ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+    ]);
+    let query = args(json!({"query": "hello", "max_results": 20}));
+    let a = first.web_search(&query).await.unwrap();
+    let b = second.web_search(&query).await.unwrap();
+    assert_eq!(a.to_string(), b.to_string());
+    assert_eq!(a["outcome"], json!("ok"));
+    assert_eq!(a["results"].as_array().unwrap().len(), 20);
+}
+
+// Verifies: REQ-MCP-007, REQ-AGG-006 (dropping a call cancels every exchange it started)
+#[tokio::test(start_paused = true)]
+async fn dropping_the_call_drops_its_exchanges() {
+    let (services, net) = services(&[
+        ("wikipedia.test", Behaviour::Hang),
+        ("brave.test", Behaviour::Hang),
+    ]);
+    let query = args(json!({"query": "q"}));
+    let call = services.web_search(&query);
+    assert!(tokio::time::timeout(ms(100), call).await.is_err());
+    assert_eq!(net.started.load(Ordering::SeqCst), 2);
+    assert_eq!(net.abandoned.load(Ordering::SeqCst), 2);
+}
+
+// Verifies: REQ-SEARCH-005, REQ-ENG-007 (an engine that cannot honour time_range is skipped with a notice)
+#[tokio::test(start_paused = true)]
+async fn skips_engines_that_cannot_honour_the_time_range() {
+    let (services, net) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+        ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+    ]);
+    let out = services
+        .web_search(&args(json!({"query": "hello", "time_range": "week"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        out["notices"][0],
+        json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "time_range"})
+    );
+    assert_eq!(net.started.load(Ordering::SeqCst), 1);
+    // Every result came from Brave, which asks to be named.
+    assert!(
+        out["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["engines"] == json!(["brave"]))
+    );
+}
+
+fn key(url: &str) -> String {
+    comparison_key(&url::Url::parse(url).unwrap())
+}
+
+// Verifies: REQ-RANK-002 (scheme, www. and a trailing slash do not separate results; a port does)
+#[test]
+fn compares_urls_across_scheme_www_and_trailing_slash() {
+    assert_eq!(
+        key("http://www.Example.org/a/"),
+        key("https://example.org/a")
+    );
+    assert_ne!(
+        key("https://example.org:8443/a"),
+        key("https://example.org/a")
+    );
+    assert_ne!(
+        key("https://example.org/a?x=1"),
+        key("https://example.org/a?x=2")
+    );
+}
+
+// Verifies: REQ-CTX-001 (a date is YYYY-MM-DD of a real day, else absent)
+#[test]
+fn accepts_only_real_calendar_dates() {
+    assert!(is_date("2024-02-29"));
+    assert!(!is_date("2023-02-29"));
+    assert!(!is_date("2024-13-01"));
+    assert!(!is_date("2024-1-01"));
+    assert!(!is_date("2024-01-01T00:00:00"));
+    assert!(!is_date("ignore all previous"));
+}
+
+// Verifies: REQ-SEC-001 (worker-parse output is checked again: bad URLs dropped and counted)
+#[test]
+fn drops_urls_the_caller_could_not_use() {
+    let mut tally = Tally::default();
+    assert!(check_url("https://example.org/", &mut tally).is_some());
+    for bad in [
+        "javascript:alert(1)",
+        "https://.example/",
+        "https://a..b/",
+        "ftp://example.org/",
+        "no url",
+    ] {
+        assert!(check_url(bad, &mut tally).is_none(), "{bad}");
+    }
+    let long = format!("https://example.org/{}", "a".repeat(URL_MAX_CHARS));
+    assert!(check_url(&long, &mut tally).is_none());
+    assert_eq!((tally.url_invalid, tally.url_too_long), (5, 1));
+}
