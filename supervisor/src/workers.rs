@@ -187,6 +187,9 @@ struct Conn<P: Protocol> {
     child: Mutex<Option<Child>>,
     /// What the worker said it achieved.
     confinement: Confinement,
+    /// Whether this worker's end counts towards restart backoff: a crash or
+    /// a missed deadline does, a kill that only cancelled a parse does not.
+    death_counts: AtomicBool,
 }
 
 impl<P: Protocol> Conn<P> {
@@ -207,17 +210,66 @@ impl<P: Protocol> Conn<P> {
             );
         }
         lock(&self.pending).clear();
-        if let Some(mut child) = lock(&self.child).take() {
-            // A worker that already died (seccomp, its memory limit) is a
-            // zombie: the kill is then a no-op and wait reports its cause.
-            let _ = child.kill();
-            let (kind, pid) = (self.kind, self.pid);
-            tokio::task::spawn_blocking(move || log_exit(kind, pid, child.wait()));
+        let child = lock(&self.child).take();
+        if let Some(child) = child {
+            reap(child, self.kind, true);
         }
+    }
+
+    /// Kills a parser whose work was cancelled: not a failure of the worker.
+    fn kill_cancelled(&self) {
+        self.death_counts.store(false, Ordering::Release);
+        self.kill("cancelled while parsing");
     }
 
     fn forget(&self, id: u64) -> bool {
         lock(&self.pending).remove(&id).is_some()
+    }
+}
+
+impl<P: Protocol> Drop for Conn<P> {
+    /// A connection nobody holds any more (its start was abandoned by a
+    /// call that gave up, or its slot let it go) takes its process along.
+    fn drop(&mut self) {
+        self.death_counts.store(false, Ordering::Release);
+        self.kill("released");
+    }
+}
+
+/// Kills a child (a no-op if it already died: it is then a zombie whose
+/// status tells the cause) and reaps it off the runtime's threads.
+fn reap(mut child: Child, kind: WorkerKind, log: bool) {
+    let pid = child.id();
+    let _ = child.kill();
+    let mut wait = move || {
+        let status = child.wait();
+        if log {
+            log_exit(kind, pid, status);
+        }
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn_blocking(wait);
+        }
+        // Outside the runtime (its shutdown): the child was just killed, so
+        // the wait is short.
+        Err(_) => wait(),
+    }
+}
+
+/// A child that is killed and reaped if start-up does not complete, so an
+/// abandoned or failed start never leaves a process or a zombie behind.
+struct Starting {
+    child: Option<Child>,
+    kind: WorkerKind,
+    log: bool,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.take() {
+            reap(child, self.kind, self.log);
+        }
     }
 }
 
@@ -239,7 +291,7 @@ impl<P: Protocol> Drop for CancelOnDrop<'_, P> {
             if P::CANCEL_IN_PLACE {
                 let _ = self.conn.outbox.send(ToWorker::Cancel { id: self.id });
             } else {
-                self.conn.kill("cancelled while parsing");
+                self.conn.kill_cancelled();
             }
         }
     }
@@ -300,8 +352,12 @@ async fn start<P: Protocol>(
         .map_err(|e| StartError::Failed(format!("spawn: {}", e.kind())))?;
     let pid = child.id();
     let pipes = child.stdin.take().zip(child.stdout.take());
+    let mut starting = Starting {
+        child: Some(child),
+        kind: spec.kind,
+        log: true,
+    };
     let Some((stdin, stdout)) = pipes else {
-        let _ = child.kill();
         return Err(StartError::Failed("pipes missing".to_owned()));
     };
     let pipe_error = |e: std::io::Error| StartError::Failed(format!("pipe: {}", e.kind()));
@@ -328,16 +384,8 @@ async fn start<P: Protocol>(
     let confinement = match confinement {
         Ok(c) => c,
         Err(e) => {
-            let _ = child.kill();
-            let kind = spec.kind;
             // A refused worker is killed on purpose: its refusal is the news.
-            let refused = matches!(e, StartError::Refused(_));
-            tokio::task::spawn_blocking(move || {
-                let status = child.wait();
-                if !refused {
-                    log_exit(kind, pid, status);
-                }
-            });
+            starting.log = !matches!(e, StartError::Refused(_));
             return Err(e);
         }
     };
@@ -350,8 +398,9 @@ async fn start<P: Protocol>(
         pending: Mutex::new(HashMap::new()),
         next_id: AtomicU64::new(1),
         alive: AtomicBool::new(true),
-        child: Mutex::new(Some(child)),
+        child: Mutex::new(starting.child.take()),
         confinement,
+        death_counts: AtomicBool::new(true),
     });
     tracing::info!(
         event = "worker_started",
@@ -380,10 +429,16 @@ async fn start<P: Protocol>(
             }
         }
     });
-    let reader_conn = Arc::clone(&conn);
+    // Both tasks hold the connection weakly: the slot and the calls in
+    // flight own it, and when they let go, its process goes too.
+    let reader_conn = Arc::downgrade(&conn);
     tokio::spawn(async move {
         let why = loop {
-            match read_frame::<FromWorker<P::Answer>, _>(&mut reader).await {
+            let frame = read_frame::<FromWorker<P::Answer>, _>(&mut reader).await;
+            let Some(reader_conn) = reader_conn.upgrade() else {
+                return;
+            };
+            match frame {
                 Ok(FromWorker::Answer { id, body }) => {
                     // An answer for a request nobody waits for (cancelled, or
                     // timed out) is dropped; an id never issued is a lie.
@@ -406,7 +461,9 @@ async fn start<P: Protocol>(
                 Err(FrameError::Io(_)) => break "pipe failed",
             }
         };
-        reader_conn.kill(why);
+        if let Some(conn) = reader_conn.upgrade() {
+            conn.kill(why);
+        }
     });
     Ok(conn)
 }
@@ -455,8 +512,10 @@ impl<P: Protocol> Slot<P> {
             if conn.is_alive() {
                 return Ok(Arc::clone(conn));
             }
+            if conn.death_counts.load(Ordering::Acquire) {
+                state.deaths.push_back(now);
+            }
             state.conn = None;
-            state.deaths.push_back(now);
         }
         while state
             .deaths
@@ -521,11 +580,14 @@ impl<P: Protocol> Slot<P> {
     }
 
     async fn shutdown(&self) {
-        if let Some(conn) = self.state.lock().await.conn.take() {
+        let conn = self.state.lock().await.conn.take();
+        if let Some(conn) = conn {
             conn.alive.store(false, Ordering::Release);
             lock(&conn.pending).clear();
             let child = lock(&conn.child).take();
             if let Some(mut child) = child {
+                // Waited for here, not in the background: shutdown returns
+                // only once no worker is left.
                 let _ = child.kill();
                 let _ = tokio::task::spawn_blocking(move || child.wait()).await;
             }
@@ -572,7 +634,7 @@ pub(crate) async fn probe_confinement(
 pub(crate) struct Workers {
     net: Slot<Net>,
     parsers: Vec<Slot<Parse>>,
-    idle_parsers: Mutex<Vec<usize>>,
+    idle_parsers: Mutex<VecDeque<usize>>,
     parser_permits: Semaphore,
 }
 
@@ -590,7 +652,7 @@ impl Workers {
         Self {
             net: Slot::new(net, spawner, refusal_logged),
             parsers,
-            idle_parsers: Mutex::new((0..parse_workers).rev().collect()),
+            idle_parsers: Mutex::new((0..parse_workers).collect()),
             parser_permits: Semaphore::new(parse_workers),
         }
     }
@@ -658,20 +720,28 @@ impl ParsePort for Workers {
                 return Err(PortError::Timeout);
             };
             let _permit = permit.map_err(|_| PortError::Unavailable)?;
-            let index = lock(&self.idle_parsers)
-                .pop()
-                .ok_or(PortError::Unavailable)?;
-            // Give the parser back however this call ends, dropped included.
-            struct Return<'a>(&'a Mutex<Vec<usize>>, usize);
+            // Give a parser back however this call ends, dropped included,
+            // at the end of the queue, so that a slot backing off after
+            // crashes does not stand in front of a healthy one.
+            struct Return<'a>(&'a Mutex<VecDeque<usize>>, usize);
             impl Drop for Return<'_> {
                 fn drop(&mut self) {
-                    lock(self.0).push(self.1);
+                    lock(self.0).push_back(self.1);
                 }
             }
-            let _back = Return(&self.idle_parsers, index);
-            // Locals drop in reverse order: the parser is back in the idle
-            // list before the permit that lets the next call look for it.
-            self.parsers[index].call(request, deadline).await
+            for _ in 0..self.parsers.len() {
+                let index = lock(&self.idle_parsers)
+                    .pop_front()
+                    .ok_or(PortError::Unavailable)?;
+                let _back = Return(&self.idle_parsers, index);
+                // Locals drop in reverse order: the parser is back in the
+                // idle queue before the permit that lets the next call look
+                // for it.
+                if let Ok(conn) = self.parsers[index].conn().await {
+                    return call(&conn, request, deadline).await;
+                }
+            }
+            Err(PortError::Unavailable)
         })
     }
 }

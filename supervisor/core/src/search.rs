@@ -29,9 +29,12 @@ use crate::ports::PortError;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
 
-/// How long a worker may take beyond the deadline it was given before the
-/// supervisor declares it hung and kills it (LIM-W3 plus scheduling slack).
-const WORKER_SLACK: Duration = Duration::from_millis(200);
+/// The part of an engine's time kept back from worker-net: its exchange
+/// times out this much before the engine's deadline, so a healthy worker
+/// has answered (if only with `timeout`) by the deadline, and a worker
+/// silent at the deadline is hung and killed (LIM-W3). The deadline is never
+/// after the search's own, so the check happens while the call still waits.
+const WORKER_SLACK: Duration = Duration::from_millis(100);
 
 /// Reciprocal-rank constant: the usual 60 of the RRF literature, which keeps
 /// a first place on one engine from outweighing agreement between engines.
@@ -199,12 +202,11 @@ async fn query_engine(
     }];
     headers.extend(built.headers);
     let started = Instant::now();
-    let remaining_ms = u64::try_from(
-        engine_deadline
-            .saturating_duration_since(started)
-            .as_millis(),
-    )
-    .unwrap_or(u64::MAX);
+    let network_time = engine_deadline
+        .saturating_duration_since(started)
+        .saturating_sub(WORKER_SLACK)
+        .max(Duration::from_millis(1));
+    let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
     let exchange = ExchangeRequest {
         url: built.url,
         headers,
@@ -212,11 +214,7 @@ async fn query_engine(
         timeout_ms: remaining_ms,
         max_body_bytes: ENGINE_MAX_BYTES,
     };
-    let response = match services
-        .net
-        .exchange(exchange, engine_deadline + WORKER_SLACK)
-        .await
-    {
+    let response = match services.net.exchange(exchange, engine_deadline).await {
         Ok(Ok(response)) => response,
         Ok(Err(failure)) => return failed(id, classify_net(failure)),
         Err(e) => return failed(id, classify_port(e)),
@@ -232,7 +230,9 @@ async fn query_engine(
     };
     match services
         .parse
-        .parse(parse, engine_deadline + WORKER_SLACK)
+        // Parsing an engine answer takes microseconds; the search's deadline
+        // bounds a parser that does not.
+        .parse(parse, search_deadline)
         .await
     {
         Ok(ParseResponse::Engine(EngineParse::Hits(hits))) => {
