@@ -22,6 +22,7 @@ pub mod limits;
 mod message;
 #[cfg(feature = "probe")]
 pub mod probe;
+pub mod probe_gate;
 mod serve;
 
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};

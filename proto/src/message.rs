@@ -81,6 +81,9 @@ pub struct Confinement {
     pub no_new_privs: bool,
     /// Every inherited descriptor but stdin, stdout and stderr was closed.
     pub descriptors_closed: bool,
+    /// Every capability is gone, bounding set included (a worker started by
+    /// root would otherwise keep root's, such as raw sockets).
+    pub capabilities_dropped: bool,
     /// The resource limits (LIM-W2 memory, no new processes, a bounded
     /// number of descriptors, no core files) are set.
     pub rlimits: bool,
@@ -101,6 +104,7 @@ impl Confinement {
     pub const NONE: Self = Self {
         no_new_privs: false,
         descriptors_closed: false,
+        capabilities_dropped: false,
         rlimits: false,
         landlock: LandlockLevel::Unavailable,
         landlock_abi: 0,
@@ -114,6 +118,7 @@ impl Confinement {
     pub const fn summary(&self) -> &'static str {
         let full = self.no_new_privs
             && self.descriptors_closed
+            && self.capabilities_dropped
             && self.rlimits
             && matches!(self.landlock, LandlockLevel::Full)
             && matches!(self.seccomp, SeccompLevel::Applied);

@@ -8,11 +8,11 @@
 //! of its own, so that no match on the real vocabulary changes with the
 //! feature: worker-parse looks for [`PARSE_MARKER`] at the start of an
 //! engine answer body, worker-net for [`NET_MARKER`] in an exchange's URL
-//! (a search query lands there). In a probe build either can therefore be
-//! triggered by whoever controls an engine answer or a query; that grants
-//! nothing,
-//! because a probe only attempts, inside the confined worker, what any code
-//! running there could attempt anyway.
+//! (a search query lands there). A worker honours them only when armed
+//! (`probe_gate`: the supervisor passes `--probes` only when
+//! `RYPSOK_TEST_PROBES` is set), because an armed worker can be made to
+//! die, or to try a connection outside the egress policy, by whoever
+//! controls a query or an engine answer.
 
 /// An engine answer body that starts with this, then a probe name, makes
 /// worker-parse run the probe instead of parsing.
@@ -90,6 +90,9 @@ impl Probe {
 
     /// The probe an engine answer body asks for, if any.
     pub fn in_body(body: &[u8]) -> Option<Self> {
+        if !crate::probe_gate::is_armed() {
+            return None;
+        }
         let rest = body.strip_prefix(PARSE_MARKER)?;
         let name = std::str::from_utf8(rest).ok()?;
         Self::from_name(name.trim())
@@ -97,6 +100,9 @@ impl Probe {
 
     /// The probe a URL asks for, if any.
     pub fn in_url(url: &str) -> Option<Self> {
+        if !crate::probe_gate::is_armed() {
+            return None;
+        }
         let (_, rest) = url.split_once(NET_MARKER)?;
         let end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))

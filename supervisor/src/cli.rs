@@ -42,6 +42,9 @@ enum Command {
         parent: u32,
         #[arg(long, value_enum)]
         log_level: LevelArg,
+        /// Honour test-only probes (a test build started by the tests).
+        #[arg(long)]
+        probes: bool,
     },
 }
 
@@ -98,7 +101,11 @@ pub(crate) fn run() -> Result<ExitCode> {
             kind,
             parent,
             log_level,
+            probes,
         } => {
+            if probes {
+                rypsok_proto::probe_gate::arm();
+            }
             let kind = match kind {
                 WorkerArg::Net => WorkerKind::Net,
                 WorkerArg::Parse => WorkerKind::Parse,
@@ -180,7 +187,7 @@ fn check_confinement(config: &Config) -> bool {
         match result {
             Ok(c) => {
                 eprintln!(
-                    "  {}: {}; seccomp {} ({} system calls); landlock {} (ABI {}, tcp {}); no_new_privs {}; rlimits {}; inherited descriptors closed {}",
+                    "  {}: {}; seccomp {} ({} system calls); landlock {} (ABI {}, tcp {}); no_new_privs {}; rlimits {}; inherited descriptors closed {}; capabilities dropped {}",
                     kind.as_str(),
                     c.summary(),
                     c.seccomp.as_str(),
@@ -191,6 +198,7 @@ fn check_confinement(config: &Config) -> bool {
                     c.no_new_privs,
                     c.rlimits,
                     c.descriptors_closed,
+                    c.capabilities_dropped,
                 );
                 if let Some(why) = net.sandbox.refusal(&c) {
                     eprintln!("  {}: serve would refuse it: {why}", kind.as_str());

@@ -94,6 +94,7 @@ fn confine(
     // thread here would escape it. The pipes are non-blocking, so none is
     // expected; refuse to claim Landlock rather than claim it falsely.
     let single_threaded = thread_count() == Some(1);
+    report.capabilities_dropped = drop_capabilities();
     report.no_new_privs = nix::sys::prctl::set_no_new_privs().is_ok();
     report.rlimits = set_rlimits(kind).is_ok();
     if single_threaded {
@@ -118,6 +119,34 @@ fn confine(
         }
     }
     report
+}
+
+/// Drops every capability: the bounding set first (that needs
+/// CAP_SETPCAP, which the later steps remove), then the ambient,
+/// inheritable, effective and permitted sets. A worker started by root
+/// would otherwise keep root's powers inside its filter, such as raw
+/// sockets that no port rule sees. True when nothing is left.
+fn drop_capabilities() -> bool {
+    use caps::CapSet;
+    for set in [
+        CapSet::Bounding,
+        CapSet::Ambient,
+        CapSet::Inheritable,
+        CapSet::Effective,
+        CapSet::Permitted,
+    ] {
+        // Failing to clear the bounding set is harmless when there is
+        // nothing to lose (an unprivileged user): judged by the reads below.
+        let _ = caps::clear(None, set);
+    }
+    [
+        CapSet::Effective,
+        CapSet::Permitted,
+        CapSet::Inheritable,
+        CapSet::Ambient,
+    ]
+    .into_iter()
+    .all(|set| caps::read(None, set).is_ok_and(|c| c.is_empty()))
 }
 
 /// The allow-list of one kind of worker.
@@ -249,6 +278,10 @@ enum Only {
     OneOf(u8, &'static [u64]),
     /// When argument `.0` is this process's own id.
     OwnProcess(u8),
+    /// `socket(family, type, protocol)` for an IPv4 or IPv6 TCP stream or
+    /// UDP datagram socket: no raw, packet, SCTP or ICMP socket and no other
+    /// family, whatever the process's capabilities.
+    InternetStreamOrDatagram,
 }
 
 /// Allows a system call unconditionally.
@@ -297,6 +330,37 @@ fn compile(list: &[Allow]) -> Result<BpfProgram, seccompiler::Error> {
                 .map(|v| eq(arg, *v))
                 .collect::<Result<_, _>>()?,
             Only::OwnProcess(arg) => vec![eq(arg, own)?],
+            Only::InternetStreamOrDatagram => {
+                // (type, protocol): TCP as a stream, UDP as datagrams; 0
+                // picks the same. No SCTP stream, no ICMP datagram socket.
+                let kinds = [
+                    (libc::SOCK_STREAM, 0),
+                    (libc::SOCK_STREAM, libc::IPPROTO_TCP),
+                    (libc::SOCK_DGRAM, 0),
+                    (libc::SOCK_DGRAM, libc::IPPROTO_UDP),
+                ];
+                let dword = |arg: u8, op: SeccompCmpOp, value: i32| {
+                    SeccompCondition::new(
+                        arg,
+                        SeccompCmpArgLen::Dword,
+                        op,
+                        u64::try_from(value).unwrap_or(u64::MAX),
+                    )
+                };
+                let mut rules = Vec::new();
+                for family in [libc::AF_INET, libc::AF_INET6] {
+                    for (kind, protocol) in kinds {
+                        rules.push(SeccompRule::new(vec![
+                            dword(0, SeccompCmpOp::Eq, family)?,
+                            // The low bits are the type; the high bits
+                            // carry SOCK_NONBLOCK and SOCK_CLOEXEC.
+                            dword(1, SeccompCmpOp::MaskedEq(0xf), kind)?,
+                            dword(2, SeccompCmpOp::Eq, protocol)?,
+                        ])?);
+                    }
+                }
+                rules
+            }
         };
         // `c_long` is `i64` on every architecture seccompiler supports.
         rules.insert(entry.nr, chain);

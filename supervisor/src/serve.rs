@@ -32,6 +32,16 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
         seccomp: config.sandbox.require_seccomp,
         landlock: config.sandbox.require_landlock,
     };
+    // Only a test build has probes to arm; the tests ask for them.
+    let probes =
+        rypsok_proto::probe_gate::COMPILED && std::env::var_os("RYPSOK_TEST_PROBES").is_some();
+    if rypsok_proto::probe_gate::COMPILED {
+        tracing::warn!(
+            event = "probe_build",
+            armed = probes,
+            "this is a test build: it contains test-only probes"
+        );
+    }
     let net = WorkerSpec {
         kind: WorkerKind::Net,
         exe: exe.clone(),
@@ -40,6 +50,7 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
             egress: config.egress.policy.clone(),
         }),
         sandbox,
+        probes,
     };
     let parse = WorkerSpec {
         kind: WorkerKind::Parse,
@@ -47,6 +58,7 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
         log_level: level,
         net_init: None,
         sandbox,
+        probes,
     };
     (net, parse)
 }

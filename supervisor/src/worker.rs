@@ -23,8 +23,10 @@ pub(crate) fn run(kind: WorkerKind, parent: u32, level: LogLevel) -> ExitCode {
     // First, before this process opens anything of its own.
     let descriptors_closed = sandbox::close_inherited_descriptors();
     crate::telemetry::init(kind.as_str(), level);
+    // I/O and timers: a worker handles no signal itself.
     let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
+        .enable_io()
+        .enable_time()
         .build()
     {
         Ok(rt) => rt,

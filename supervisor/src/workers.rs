@@ -54,6 +54,8 @@ pub(crate) struct WorkerSpec {
     pub(crate) net_init: Option<NetInit>,
     /// The confinement layers a worker must have achieved to serve.
     pub(crate) sandbox: SandboxRequirements,
+    /// Start the worker with test-only probes armed (`RYPSOK_TEST_PROBES`).
+    pub(crate) probes: bool,
 }
 
 /// `[sandbox]`: the layers without which a worker is refused.
@@ -70,6 +72,14 @@ pub(crate) struct SandboxRequirements {
 impl SandboxRequirements {
     /// Why a worker with this confinement may not serve, if it may not.
     pub(crate) fn refusal(self, c: &Confinement) -> Option<&'static str> {
+        // Under the default strictness the basic layers are required too:
+        // without them a seccomp filter confines a worker that may still
+        // hold what it inherited.
+        if self.seccomp && !(c.no_new_privs && c.descriptors_closed && c.rlimits) {
+            return Some(
+                "the worker could not set no_new_privs, close inherited descriptors or set its limits, and [sandbox] require_seccomp is true",
+            );
+        }
         if self.seccomp && c.seccomp != SeccompLevel::Applied {
             return Some(
                 "the worker could not install its seccomp filter and [sandbox] require_seccomp is true",
@@ -159,7 +169,11 @@ impl Spawner {
             .name("rypsok-spawner".to_owned())
             .spawn(move || {
                 while let Ok((mut cmd, reply)) = rx.recv() {
-                    let _ = reply.send(cmd.spawn());
+                    // A caller that gave up meanwhile leaves the child to us.
+                    if let Err(Ok(mut child)) = reply.send(cmd.spawn()) {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
                 }
             })?;
         Ok(Self { tx })
@@ -282,13 +296,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct CancelOnDrop<'a, P: Protocol> {
     conn: &'a Arc<Conn<P>>,
     id: u64,
+    deadline: Instant,
     armed: bool,
 }
 
 impl<P: Protocol> Drop for CancelOnDrop<'_, P> {
     fn drop(&mut self) {
         if self.armed && self.conn.forget(self.id) {
-            if P::CANCEL_IN_PLACE {
+            if Instant::now() >= self.deadline {
+                // Dropped at its deadline with no answer: the worker missed
+                // it, whichever of the two deadlines fired first.
+                self.conn.kill("missed a deadline");
+            } else if P::CANCEL_IN_PLACE {
                 let _ = self.conn.outbox.send(ToWorker::Cancel { id: self.id });
             } else {
                 self.conn.kill_cancelled();
@@ -304,10 +323,19 @@ async fn call<P: Protocol>(
 ) -> Result<P::Answer, PortError> {
     let id = conn.next_id.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = oneshot::channel();
-    lock(&conn.pending).insert(id, tx);
+    {
+        // Checked under the lock `kill` clears: a call never waits on a
+        // connection that has already died.
+        let mut pending = lock(&conn.pending);
+        if !conn.is_alive() {
+            return Err(PortError::WorkerFailed);
+        }
+        pending.insert(id, tx);
+    }
     let mut guard = CancelOnDrop {
         conn,
         id,
+        deadline,
         armed: true,
     };
     if conn.outbox.send(ToWorker::Request { id, body }).is_err() {
@@ -342,6 +370,7 @@ async fn start<P: Protocol>(
         .arg(std::process::id().to_string())
         .arg("--log-level")
         .arg(spec.log_level.as_str())
+        .args(spec.probes.then_some("--probes"))
         .env_clear()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -415,6 +444,7 @@ async fn start<P: Protocol>(
         no_new_privs = confinement.no_new_privs,
         rlimits = confinement.rlimits,
         descriptors_closed = confinement.descriptors_closed,
+        capabilities_dropped = confinement.capabilities_dropped,
         "worker started"
     );
 
@@ -483,6 +513,8 @@ struct SlotState<P: Protocol> {
     retry_at: Option<Instant>,
     /// Set for good once a worker lacked a required confinement layer.
     refused: bool,
+    /// Set at shutdown: no worker is started again.
+    closed: bool,
 }
 
 impl<P: Protocol> Slot<P> {
@@ -495,6 +527,7 @@ impl<P: Protocol> Slot<P> {
                 deaths: VecDeque::new(),
                 retry_at: None,
                 refused: false,
+                closed: false,
             }),
             refusal_logged,
         }
@@ -504,7 +537,7 @@ impl<P: Protocol> Slot<P> {
     /// dying is backing off, answers `Unavailable` at once.
     async fn conn(&self) -> Result<Arc<Conn<P>>, PortError> {
         let mut state = self.state.lock().await;
-        if state.refused {
+        if state.refused || state.closed {
             return Err(PortError::Unavailable);
         }
         let now = Instant::now();
@@ -570,7 +603,10 @@ impl<P: Protocol> Slot<P> {
     }
 
     async fn call(&self, body: P::Request, deadline: Instant) -> Result<P::Answer, PortError> {
-        let conn = self.conn().await?;
+        // Starting a worker counts against the call's time too.
+        let conn = timeout_at(deadline, self.conn())
+            .await
+            .map_err(|_| PortError::Timeout)??;
         call(&conn, body, deadline).await
     }
 
@@ -580,7 +616,11 @@ impl<P: Protocol> Slot<P> {
     }
 
     async fn shutdown(&self) {
-        let conn = self.state.lock().await.conn.take();
+        let conn = {
+            let mut state = self.state.lock().await;
+            state.closed = true;
+            state.conn.take()
+        };
         if let Some(conn) = conn {
             conn.alive.store(false, Ordering::Release);
             lock(&conn.pending).clear();
@@ -737,7 +777,7 @@ impl ParsePort for Workers {
                 // Locals drop in reverse order: the parser is back in the
                 // idle queue before the permit that lets the next call look
                 // for it.
-                if let Ok(conn) = self.parsers[index].conn().await {
+                if let Ok(Ok(conn)) = timeout_at(deadline, self.parsers[index].conn()).await {
                     return call(&conn, request, deadline).await;
                 }
             }

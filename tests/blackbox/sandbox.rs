@@ -25,7 +25,7 @@ fn fixture() -> Vec<u8> {
 
 /// A server with one parser, its engine on a loopback fake.
 fn server_for(fake: &FakeHttp) -> Server {
-    let mut server = Server::start(Some(&wikipedia_config(
+    let mut server = Server::start_armed(Some(&wikipedia_config(
         fake.port(),
         "[limits]\nparse_workers = 1\n",
     )));
@@ -176,13 +176,17 @@ fn unnamed_unix_sockets(pid: u32) -> BTreeSet<String> {
 // Verifies: REQ-SEC-014, REQ-SEC-020 (every worker runs with no_new_privs and a seccomp filter, and says so at start-up)
 #[test]
 fn every_worker_runs_with_no_new_privs_and_a_seccomp_filter() {
-    let mut server = Server::start(None);
+    let mut server = Server::start_armed(None);
     server.initialize();
     let workers = server.await_workers(3, Duration::from_secs(5));
     assert_eq!(workers.len(), 3, "{workers:?}");
     for (kind, pid) in &workers {
         assert_eq!(status_field(*pid, "NoNewPrivs"), "1", "{kind}");
         assert_eq!(status_field(*pid, "Seccomp"), "2", "{kind}");
+        // No capability left, even when the supervisor runs as root.
+        for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+            assert_eq!(status_field(*pid, set), "0000000000000000", "{kind} {set}");
+        }
         let started = await_log(
             &server,
             &[("event", json!("worker_started")), ("pid", json!(pid))],
@@ -206,7 +210,7 @@ fn every_worker_runs_with_no_new_privs_and_a_seccomp_filter() {
 // Verifies: REQ-SEC-014 (LIM-W2 memory, no new processes, bounded descriptors, no core files)
 #[test]
 fn every_worker_runs_under_its_resource_limits() {
-    let mut server = Server::start(None);
+    let mut server = Server::start_armed(None);
     server.initialize();
     for (kind, pid) in server.await_workers(3, Duration::from_secs(5)) {
         let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
@@ -232,7 +236,7 @@ fn every_worker_runs_under_its_resource_limits() {
 // Verifies: REQ-SEC-014 (a worker holds its two pipes, the shared stderr and its runtime's own descriptors: nothing inherited, no file, no named socket)
 #[test]
 fn every_worker_holds_only_its_pipes_stderr_and_runtime_descriptors() {
-    let mut server = Server::start(None);
+    let mut server = Server::start_armed(None);
     server.initialize();
     let supervisor = fd_targets(server.pid());
     let supervisor_stderr = supervisor
@@ -248,9 +252,11 @@ fn every_worker_holds_only_its_pipes_stderr_and_runtime_descriptors() {
                 0 | 1 => assert!(target.starts_with("pipe:"), "{kind} fd {fd}: {target}"),
                 2 => assert_eq!(target, &supervisor_stderr, "{kind}"),
                 _ => {
-                    // The runtime's epoll and waker, and the unnamed
-                    // socket pair of its signal driver: created by the
-                    // worker after it closed what it inherited.
+                    // The runtime's epoll and waker, and the unnamed socket
+                    // pair of tokio's signal driver (part of its I/O driver
+                    // whenever the binary uses signals, as the supervisor
+                    // does): created by the worker after it closed what it
+                    // inherited.
                     let runtime = target == "anon_inode:[eventpoll]"
                         || target == "anon_inode:[eventfd]"
                         || target
@@ -259,8 +265,6 @@ fn every_worker_holds_only_its_pipes_stderr_and_runtime_descriptors() {
                             .is_some_and(|inode| unnamed.contains(inode));
                     assert!(runtime, "{kind} fd {fd}: {target}");
                     // A socket names its inode: none is the supervisor's.
-                    // (Anonymous inodes all read alike and cannot be told
-                    // apart this way; the worker created its own.)
                     assert!(
                         target.starts_with("anon_inode:")
                             || supervisor.iter().all(|(_, t)| t != target),
@@ -361,4 +365,29 @@ fn worker_net_cannot_bind_or_connect_outside_its_ports() {
             None => assert_eq!(result["outcome"], json!("succeeded"), "{probe}: {result}"),
         }
     }
+}
+
+// Verifies: REQ-SEC-020 (a test build not started by the tests ignores probe markers: no worker dies)
+#[test]
+fn probe_markers_are_ignored_unless_the_tests_arm_them() {
+    let fake = FakeHttp::start(Reply::json(b"RYPSOK-PROBE exec"));
+    let mut server = Server::start(Some(&wikipedia_config(
+        fake.port(),
+        "[limits]\nparse_workers = 1\n",
+    )));
+    server.initialize();
+    let before = server.await_workers(2, Duration::from_secs(5));
+    let result = server.call("web_search", json!({"query": "rypsok-probe-fork"}));
+    // The marker answer is not an answer Wikipedia's parser can read.
+    assert_eq!(
+        structured(&result)["error"]["detail"]["reason"],
+        json!("all_failed"),
+        "{result}"
+    );
+    let mut after = server.workers();
+    after.sort_unstable();
+    let mut before = before;
+    before.sort_unstable();
+    assert_eq!(before, after, "no worker died");
+    assert!(!server.log().iter().any(|l| l["event"] == json!("probe")));
 }

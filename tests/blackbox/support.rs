@@ -263,11 +263,18 @@ impl Server {
         Self::start_with_env(config, &[])
     }
 
+    /// Starts a server whose workers honour test-only probes
+    /// (`RYPSOK_TEST_PROBES`; the binary must be a test build).
+    pub(crate) fn start_armed(config: Option<&str>) -> Self {
+        Self::start_with_env(config, &[("RYPSOK_TEST_PROBES", "1")])
+    }
+
     pub(crate) fn start_with_env(config: Option<&str>, env: &[(&str, &str)]) -> Self {
         let dir = TempDir::new("serve");
         let mut cmd = Command::new(binary());
         cmd.args(["serve", "--transport", "stdio"])
             .env_remove("RYPSOK_CONFIG")
+            .env_remove("RYPSOK_TEST_PROBES")
             .env_remove("BRAVE_API_KEY");
         if let Some(text) = config {
             cmd.arg("--config").arg(dir.write("rypsok.toml", text));

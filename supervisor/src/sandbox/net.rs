@@ -11,6 +11,10 @@
 //! source port; seccomp cannot read the address a `bind` names, so on
 //! kernels with Landlock network rules Landlock refuses every TCP bind
 //! instead, and without `listen` a bound socket serves nothing.
+//!
+//! The runtime entries (heap, locks, clocks, randomness, abort and exit)
+//! appear in both workers' lists on purpose: each file is one worker's
+//! whole allow-list, readable and auditable on its own.
 
 use super::{Allow, Only, allow, allow_only};
 
@@ -36,11 +40,9 @@ pub(super) const ALLOWED: &[Allow] = &[
         libc::SYS_fcntl,
         Only::OneOf(1, &[libc::F_GETFD as u64, libc::F_GETFL as u64]),
     ),
-    // Sockets: IPv4 and IPv6 only (argument 0 is the family).
-    allow_only(
-        libc::SYS_socket,
-        Only::OneOf(0, &[libc::AF_INET as u64, libc::AF_INET6 as u64]),
-    ),
+    // Sockets: IPv4 and IPv6, stream (HTTP, DNS over TCP) or datagram
+    // (DNS) only: no raw or packet socket, which no port rule would see.
+    allow_only(libc::SYS_socket, Only::InternetStreamOrDatagram),
     // Connecting to the address the egress policy judged (I3).
     allow(libc::SYS_connect),
     // The resolver's UDP sockets take a random source port.

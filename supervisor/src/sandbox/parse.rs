@@ -11,6 +11,10 @@
 //! Measured, not guessed: the list is what the worker's steady state
 //! (frames, parsing, logging) and its deaths (panic, failed allocation)
 //! use under `strace -f`, after confinement.
+//!
+//! The runtime entries (heap, locks, clocks, randomness, abort and exit)
+//! appear in both workers' lists on purpose: each file is one worker's
+//! whole allow-list, readable and auditable on its own.
 
 use super::{Allow, Only, allow, allow_only};
 
