@@ -177,8 +177,14 @@ impl Probe {
 mod tests {
     use super::*;
 
+    // Verifies: REQ-SEC-020 (probes are honoured only once armed, and only with their marker)
     #[test]
-    fn finds_probes_in_bodies_and_urls_only_with_the_marker() {
+    fn finds_probes_in_bodies_and_urls_only_with_the_marker_once_armed() {
+        // The only test that arms this process, so the unarmed case is
+        // checked before anything could have armed it.
+        assert_eq!(Probe::in_body(b"RYPSOK-PROBE exec"), None);
+        assert_eq!(Probe::in_url("http://127.0.0.1:9/rypsok-probe-exec"), None);
+        crate::probe_gate::arm();
         assert_eq!(Probe::in_body(b"RYPSOK-PROBE exec"), Some(Probe::Exec));
         assert_eq!(Probe::in_body(b"{\"query\":1}"), None);
         assert_eq!(
