@@ -35,8 +35,11 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::time::{Instant, timeout, timeout_at};
 
-/// Time a new worker has to say hello.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Time a new worker has to say hello. A worker is up in about 10 ms; the
+/// bound stays well below a search's deadline, so a worker that hangs
+/// before its hello fails its start (and counts towards backoff) rather
+/// than being abandoned, unrecorded, by every call that waits for it.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(1);
 /// Deaths within this window count towards backoff.
 const DEATH_WINDOW: Duration = Duration::from_secs(30);
 /// Deaths in the window before restarts are delayed.
@@ -594,8 +597,11 @@ impl<P: Protocol> Slot<P> {
                 Err(PortError::Unavailable)
             }
             Err(StartError::Failed(why)) => {
-                state.deaths.push_back(now);
-                state.retry_at = Some(now + Duration::from_millis(500));
+                // From the failure, not from the start of the attempt, which
+                // may have waited its whole HELLO_TIMEOUT.
+                let failed_at = Instant::now();
+                state.deaths.push_back(failed_at);
+                state.retry_at = Some(failed_at + Duration::from_millis(500));
                 tracing::error!(event = "worker_start_failed", worker = self.spec.kind.as_str(), reason = %why, "worker could not be started");
                 Err(PortError::Unavailable)
             }

@@ -29,6 +29,12 @@ async fn stand_in(name: &str, then: &str) -> PathBuf {
 /// A script that writes a worker-net hello claiming `confinement`, then
 /// runs `then`.
 async fn stand_in_claiming(name: &str, confinement: Confinement, then: &str) -> PathBuf {
+    stand_in_with(name, confinement, "", then).await
+}
+
+/// A script that runs `before`, writes a worker-net hello claiming
+/// `confinement`, then runs `then`.
+async fn stand_in_with(name: &str, confinement: Confinement, before: &str, then: &str) -> PathBuf {
     let hello: FromWorker<NetResponse> = FromWorker::Hello(WorkerHello {
         kind: WorkerKind::Net,
         pid: 1,
@@ -41,7 +47,7 @@ async fn stand_in_claiming(name: &str, confinement: Confinement, then: &str) -> 
         std::env::temp_dir().join(format!("rypsok-stand-in-{}-{name}.sh", std::process::id()));
     let mut file = std::fs::File::create(&path).unwrap();
     // The environment is emptied for workers, so every command is absolute.
-    writeln!(file, "#!/bin/sh\nprintf '{escaped}'\n{then}").unwrap();
+    writeln!(file, "#!/bin/sh\n{before}\nprintf '{escaped}'\n{then}").unwrap();
     drop(file);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
@@ -196,11 +202,13 @@ async fn refuses_a_worker_without_seccomp_and_never_restarts_it() {
     let marker =
         std::env::temp_dir().join(format!("rypsok-stand-in-{}-starts", std::process::id()));
     let _ = std::fs::remove_file(&marker);
-    // Each start leaves a line in the marker file.
-    let script = stand_in_claiming(
+    // Each start leaves a line in the marker file, before its hello (the
+    // refusal kills it right after).
+    let script = stand_in_with(
         "no-seccomp",
         unconfined,
-        &format!("echo x >> {}\nexec /bin/sleep 30", marker.display()),
+        &format!("echo x >> {}", marker.display()),
+        "exec /bin/sleep 30",
     )
     .await;
     let slot = slot(&script);
@@ -280,7 +288,7 @@ async fn an_abandoned_start_leaves_no_process() {
         Spawner::start().unwrap(),
         Arc::default(),
     );
-    // The caller gives up long before HELLO_TIMEOUT.
+    // The caller gives up before HELLO_TIMEOUT.
     assert!(
         timeout(Duration::from_millis(300), slot.conn())
             .await
@@ -309,4 +317,26 @@ async fn a_released_connection_takes_its_process_along() {
     drop(conn);
     assert!(await_gone(pid).await, "the worker outlived its last holder");
     let _ = std::fs::remove_file(script);
+}
+
+// Verifies: REQ-SEC-014 (a worker that never says hello fails its start in time, and the next start waits)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_without_hello_fails_its_start_and_delays_the_next() {
+    let path =
+        std::env::temp_dir().join(format!("rypsok-stand-in-{}-hushed.sh", std::process::id()));
+    std::fs::write(&path, "#!/bin/sh\nexec /bin/sleep 30\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let slot = Slot::<Net>::new(
+        spec(path.clone()),
+        Spawner::start().unwrap(),
+        Arc::default(),
+    );
+    let begun = Instant::now();
+    assert_eq!(slot.conn().await.err(), Some(PortError::Unavailable));
+    assert!(begun.elapsed() >= HELLO_TIMEOUT && begun.elapsed() < HELLO_TIMEOUT * 3);
+    // Right after a failed start, the next attempt is not made at once.
+    let again = Instant::now();
+    assert_eq!(slot.conn().await.err(), Some(PortError::Unavailable));
+    assert!(again.elapsed() < Duration::from_millis(100));
+    let _ = std::fs::remove_file(path);
 }
