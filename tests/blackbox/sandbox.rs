@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::{FakeHttp, Reply, Server, structured, wikipedia_config, workspace_file};
 
@@ -34,30 +34,15 @@ fn server_for(fake: &FakeHttp) -> Server {
     server
 }
 
-/// Waits for a log line with these fields.
-fn await_log(server: &Server, fields: &[(&str, Value)], within: Duration) -> Option<Value> {
-    let until = Instant::now() + within;
-    loop {
-        let found = server
-            .log()
-            .into_iter()
-            .find(|l| fields.iter().all(|(k, v)| &l[*k] == v));
-        if found.is_some() || Instant::now() > until {
-            return found;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Fails clearly when the binary was built without the probes.
 fn assert_probe_ran(server: &Server, probe: &str) {
     assert!(
-        await_log(
-            server,
-            &[("event", json!("probe")), ("probe", json!(probe))],
-            Duration::from_secs(2)
-        )
-        .is_some(),
+        server
+            .await_log(
+                &[("event", json!("probe")), ("probe", json!(probe))],
+                Duration::from_secs(2)
+            )
+            .is_some(),
         "no probe ran: build the binary with `cargo build --workspace` (the probe feature)"
     );
 }
@@ -82,15 +67,15 @@ fn parser_dies_of(probe: &str, signal: &str) {
         "{result}"
     );
     assert_probe_ran(&server, probe);
-    let exited = await_log(
-        &server,
-        &[
-            ("event", json!("worker_exited")),
-            ("worker", json!("worker-parse")),
-        ],
-        Duration::from_secs(3),
-    )
-    .expect("the dead parser is reaped and logged");
+    let exited = server
+        .await_log(
+            &[
+                ("event", json!("worker_exited")),
+                ("worker", json!("worker-parse")),
+            ],
+            Duration::from_secs(3),
+        )
+        .expect("the dead parser is reaped and logged");
     assert_eq!(exited["signal"], json!(signal), "{exited}");
     assert!(
         server
@@ -187,12 +172,12 @@ fn every_worker_runs_with_no_new_privs_and_a_seccomp_filter() {
         for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
             assert_eq!(status_field(*pid, set), "0000000000000000", "{kind} {set}");
         }
-        let started = await_log(
-            &server,
-            &[("event", json!("worker_started")), ("pid", json!(pid))],
-            Duration::from_secs(2),
-        )
-        .expect("worker_started line");
+        let started = server
+            .await_log(
+                &[("event", json!("worker_started")), ("pid", json!(pid))],
+                Duration::from_secs(2),
+            )
+            .expect("worker_started line");
         assert_eq!(started["confinement"], json!("full"), "{started}");
         assert_eq!(started["seccomp"], json!("applied"), "{started}");
         assert_eq!(started["landlock"], json!("full"), "{started}");
@@ -318,15 +303,15 @@ fn worker_net_is_killed_when_it_opens_a_file_executes_or_forks() {
     let fake = FakeHttp::start(Reply::json(&fixture()));
     for probe in ["open-file", "exec", "fork"] {
         let mut server = net_attempts(&fake, probe);
-        let exited = await_log(
-            &server,
-            &[
-                ("event", json!("worker_exited")),
-                ("worker", json!("worker-net")),
-            ],
-            Duration::from_secs(3),
-        )
-        .expect("the dead worker-net is reaped and logged");
+        let exited = server
+            .await_log(
+                &[
+                    ("event", json!("worker_exited")),
+                    ("worker", json!("worker-net")),
+                ],
+                Duration::from_secs(3),
+            )
+            .expect("the dead worker-net is reaped and logged");
         assert_eq!(exited["signal"], json!("SIGSYS"), "{probe}: {exited}");
         let next = server.call("web_search", json!({"query": "counter strike"}));
         assert_eq!(structured(&next)["outcome"], json!("ok"), "{probe}: {next}");
@@ -351,12 +336,9 @@ fn worker_net_cannot_bind_or_connect_outside_its_ports() {
     ];
     for (probe, errno) in cases {
         let server = net_attempts(&fake, &probe);
-        let result = await_log(
-            &server,
-            &[("event", json!("probe_result"))],
-            Duration::from_secs(2),
-        )
-        .expect("the probe returned: Landlock refuses, it does not kill");
+        let result = server
+            .await_log(&[("event", json!("probe_result"))], Duration::from_secs(2))
+            .expect("the probe returned: Landlock refuses, it does not kill");
         match errno {
             Some(errno) => {
                 assert_eq!(result["outcome"], json!("denied"), "{probe}: {result}");

@@ -121,11 +121,14 @@ fn answers_unavailable_for_an_api_error_body_and_the_user_agent_block() {
     );
     // No provider text crosses into the envelope.
     assert!(!result.to_string().contains("robot policy"), "{result}");
-    let blocked = server
-        .log()
-        .into_iter()
-        .any(|l| l["event"] == json!("engine_result") && l["class"] == json!("blocked"));
-    assert!(blocked, "the block is classified in the log");
+    let blocked = server.await_log(
+        &[
+            ("event", json!("engine_result")),
+            ("class", json!("blocked")),
+        ],
+        Duration::from_secs(2),
+    );
+    assert!(blocked.is_some(), "the block is classified in the log");
 }
 
 // Verifies: REQ-AGG-003, REQ-ERR-001 (an engine that never answers ends the call at the deadline)

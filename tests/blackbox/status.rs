@@ -1,5 +1,7 @@
 //! `engine_status` (design §3.3).
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use crate::support::{
@@ -19,6 +21,10 @@ fn reports_zero_configuration_engines_in_identifier_order() {
         &json!({"outcome": "ok", "notices": [], "engines": [
             {"id": "brave", "state": "disabled", "latency_ms": null, "reason": "no_credential"},
             {"id": "wikipedia", "state": "closed", "latency_ms": null}]})
+    );
+    server.await_log(
+        &[("event", json!("engine_inactive"))],
+        Duration::from_secs(2),
     );
     let inactive: Vec<_> = server
         .log()

@@ -252,6 +252,7 @@ pub(crate) struct Server {
     stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
     pub(crate) stderr: Arc<Mutex<Vec<String>>>,
+    stderr_reader: Option<thread::JoinHandle<()>>,
     next_id: u64,
     _dir: TempDir,
 }
@@ -303,7 +304,7 @@ impl Server {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = stderr.clone();
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             for line in BufReader::new(stderr_pipe).lines() {
                 let Ok(line) = line else { break };
                 sink.lock().expect("stderr lock").push(line);
@@ -315,6 +316,7 @@ impl Server {
             stdin,
             lines,
             stderr,
+            stderr_reader: Some(stderr_reader),
             next_id: 1,
             _dir: dir,
         }
@@ -381,15 +383,41 @@ impl Server {
         self.wait(within)
     }
 
+    /// Waits for the exit, then for every log line the processes wrote.
     pub(crate) fn wait(&mut self, within: Duration) -> Option<ExitStatus> {
         let until = Instant::now() + within;
         while Instant::now() < until {
             if let Ok(Some(status)) = self.child.try_wait() {
+                // stderr ends once the supervisor and its workers are gone.
+                while self
+                    .stderr_reader
+                    .as_ref()
+                    .is_some_and(|r| !r.is_finished())
+                    && Instant::now() < until
+                {
+                    thread::sleep(Duration::from_millis(5));
+                }
                 return Some(status);
             }
             thread::sleep(Duration::from_millis(10));
         }
         None
+    }
+
+    /// Waits for a log line with these fields (lines reach the test through
+    /// their own pipe, a moment after the responses they accompany).
+    pub(crate) fn await_log(&self, fields: &[(&str, Value)], within: Duration) -> Option<Value> {
+        let until = Instant::now() + within;
+        loop {
+            let found = self
+                .log()
+                .into_iter()
+                .find(|l| fields.iter().all(|(k, v)| &l[*k] == v));
+            if found.is_some() || Instant::now() > until {
+                return found;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// Log lines (JSON) written so far.

@@ -67,11 +67,11 @@ fn survives_worker_net_killed_during_a_call() {
     assert_eq!(structured(&next)["outcome"], json!("ok"), "{next}");
     let replaced = pid_of(&server.workers(), "worker-net");
     assert_ne!(replaced, net, "a new worker-net serves the next call");
-    let killed = server
-        .log()
-        .into_iter()
-        .any(|l| l["event"] == json!("worker_killed") && l["pid"] == json!(net));
-    assert!(killed, "the supervisor logged the dead worker");
+    let killed = server.await_log(
+        &[("event", json!("worker_killed")), ("pid", json!(net))],
+        Duration::from_secs(2),
+    );
+    assert!(killed.is_some(), "the supervisor logged the dead worker");
 }
 
 // Verifies: REQ-SEC-014 (a parser killed while idle is replaced before the next parse)
