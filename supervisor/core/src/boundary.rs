@@ -11,12 +11,15 @@
 //! collapsed, and a bound in Unicode scalar values with a truncation flag
 //! (for the `*_truncated` notices).
 //!
-//! Unicode normalisation (NFC) is not done: no normalisation tables are
-//! available to this crate. Everything here is a pure function of its input,
-//! and cleaning cleaned text changes nothing.
+//! Text is normalised to NFC (after the invisible characters are gone, so
+//! that a removal cannot leave a sequence that composes differently).
+//! Everything here is a pure function of its input, and cleaning cleaned
+//! text changes nothing.
 
 #[cfg(test)]
 mod tests;
+
+use unicode_normalization::UnicodeNormalization as _;
 
 /// Text after the boundary, with what the notices need to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +63,7 @@ pub(crate) fn clean_markup_text(raw: &str, max_chars: usize) -> Cleaned {
 /// a cut).
 pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
     let (visible, mut removed) = remove_invisible(text);
+    let visible: Vec<char> = visible.into_iter().nfc().collect();
     let (joined, dropped_joiners) = settle_joiners(&visible);
     removed += dropped_joiners;
     let collapsed = collapse_whitespace(&joined);

@@ -307,3 +307,16 @@ fn survives_pathological_markup() {
             .starts_with("<a href=")
     );
 }
+
+#[test]
+fn normalises_to_composed_form() {
+    // Verifies: REQ-CTX-004 (normalisation), REQ-ARCH-004 (one spelling, one output)
+    let decomposed = clean_decoded_text("Caf\u{65}\u{301} cr\u{65}\u{300}me", 150);
+    assert_eq!(decomposed.text, "Caf\u{e9} cr\u{e8}me");
+    assert_eq!(decomposed.removed, 0);
+    // An invisible character between a letter and its accent is removed
+    // first, so the pair still composes, and cleaning again changes nothing.
+    let split = clean_decoded_text("e\u{200B}\u{301}", 150);
+    assert_eq!(split.text, "\u{e9}");
+    assert_eq!(clean_decoded_text(&split.text, 150).text, split.text);
+}
