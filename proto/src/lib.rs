@@ -30,6 +30,6 @@ pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
     ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
     NetInit, NetRequest, NetResponse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
-    WorkerHello, WorkerKind,
+    WorkerHello, WorkerKind, is_iso_date,
 };
 pub use serve::{Dispatch, serve_requests};

@@ -396,6 +396,35 @@ pub struct EngineHit {
     pub date: Option<String>,
 }
 
+/// Whether `text` is a date as [`EngineHit::date`] carries it: `YYYY-MM-DD`
+/// naming a real day of the proleptic Gregorian calendar. The parser
+/// produces such dates and the supervisor checks them again.
+pub fn is_iso_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (Some(year), Some(month), Some(day)) =
+        (number(&b[0..4]), number(&b[5..7]), number(&b[8..10]))
+    else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    year >= 1 && (1..=days).contains(&day)
+}
+
 /// Engine failure classes a parser can recognise in an answer (the notice
 /// reasons of `engine_unavailable`, less `timeout`, which only the
 /// supervisor observes).

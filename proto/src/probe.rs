@@ -124,6 +124,25 @@ impl Probe {
         }
     }
 
+    /// Attempts the forbidden thing, logging before and after, so a test
+    /// can tell "killed at the call" from "the call returned".
+    pub fn attempt_logged(self) -> ProbeOutcome {
+        tracing::warn!(
+            event = "probe",
+            probe = self.as_str(),
+            "attempting a forbidden operation"
+        );
+        let outcome = self.attempt();
+        tracing::warn!(
+            event = "probe_result",
+            probe = self.as_str(),
+            outcome = outcome.as_str(),
+            errno = outcome.errno(),
+            "the forbidden operation returned"
+        );
+        outcome
+    }
+
     /// Attempts the forbidden thing. Under confinement most of these never
     /// return: seccomp kills the process.
     pub fn attempt(self) -> ProbeOutcome {

@@ -227,21 +227,29 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
     let _ = stream.write_all(&reply.body);
 }
 
-/// A configuration that points the Wikipedia engine at a loopback fake.
+/// A configuration that points the Wikipedia engine at a loopback fake,
+/// with a 1.5 s search deadline.
 pub(crate) fn wikipedia_config(port: u16, extra: &str) -> String {
+    wikipedia_config_with_deadline(port, 1500, extra)
+}
+
+/// The same with another search deadline (the engine's timeout is 300 ms
+/// less).
+pub(crate) fn wikipedia_config_with_deadline(port: u16, deadline_ms: u64, extra: &str) -> String {
+    let timeout_ms = deadline_ms - 300;
     format!(
         r#"config_version = 1
 [service]
 contact = "ops@example.org"
 [search]
-deadline_ms = 1500
+deadline_ms = {deadline_ms}
 grace_ms = 200
 [egress]
 allow = ["127.0.0.1:{port}"]
 [engines.wikipedia]
 type = "wikipedia"
 endpoint = "http://127.0.0.1:{port}/w/api.php"
-timeout_ms = 1200
+timeout_ms = {timeout_ms}
 {extra}"#
     )
 }

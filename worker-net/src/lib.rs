@@ -70,19 +70,6 @@ where
 /// Runs the probe a URL asks for (test builds only).
 #[cfg(feature = "probe")]
 fn probe(url: &str) -> Option<rypsok_proto::NetFailure> {
-    let probe = rypsok_proto::probe::Probe::in_url(url)?;
-    tracing::warn!(
-        event = "probe",
-        probe = probe.as_str(),
-        "attempting a forbidden operation"
-    );
-    let outcome = probe.attempt();
-    tracing::warn!(
-        event = "probe_result",
-        probe = probe.as_str(),
-        outcome = outcome.as_str(),
-        errno = outcome.errno(),
-        "the forbidden operation returned"
-    );
+    rypsok_proto::probe::Probe::in_url(url)?.attempt_logged();
     Some(rypsok_proto::NetFailure::Protocol)
 }

@@ -52,19 +52,7 @@ fn probe(req: ParseRequest) -> Result<ParseResponse, ParseRequest> {
     let Some(probe) = rypsok_proto::probe::Probe::in_body(body) else {
         return Err(req);
     };
-    tracing::warn!(
-        event = "probe",
-        probe = probe.as_str(),
-        "attempting a forbidden operation"
-    );
-    let outcome = probe.attempt();
-    tracing::warn!(
-        event = "probe_result",
-        probe = probe.as_str(),
-        outcome = outcome.as_str(),
-        errno = outcome.errno(),
-        "the forbidden operation returned"
-    );
+    probe.attempt_logged();
     Ok(ParseResponse::Engine(rypsok_proto::EngineParse::Failure(
         rypsok_proto::EngineFailure::ParseFailure,
     )))

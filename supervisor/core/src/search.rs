@@ -335,7 +335,11 @@ fn merge(
             let Some(parsed) = check_url(&hit.url, &mut tally) else {
                 continue;
             };
-            if hit.date.as_deref().is_some_and(|d| !is_date(d)) {
+            if hit
+                .date
+                .as_deref()
+                .is_some_and(|d| !rypsok_proto::is_iso_date(d))
+            {
                 hit.date = None;
             }
             let https = (parsed.scheme() == "https").then(|| (rank, hit.url.clone()));
@@ -447,37 +451,6 @@ fn check_url(url: &str, tally: &mut Tally) -> Option<url::Url> {
         tally.url_invalid += 1;
     }
     parsed
-}
-
-/// `YYYY-MM-DD` with a real month and day.
-fn is_date(text: &str) -> bool {
-    let b = text.as_bytes();
-    let digits = |r: std::ops::Range<usize>| {
-        b[r.clone()]
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| &text[r])
-    };
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
-    };
-    let (y, m, d): (u32, u32, u32) = (
-        y.parse().unwrap_or(0),
-        m.parse().unwrap_or(0),
-        d.parse().unwrap_or(0),
-    );
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
 }
 
 /// The comparison key of a result URL: scheme-insensitive, host

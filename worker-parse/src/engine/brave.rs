@@ -221,31 +221,10 @@ fn is_web_url(url: &str) -> bool {
 /// `page_age` (`2024-12-27T15:49:55`, no zone) as `YYYY-MM-DD`, when its
 /// date part is a real calendar date.
 fn page_date(value: &str) -> Option<String> {
-    let bytes = value.as_bytes();
-    if bytes.len() < 10 || !(bytes.len() == 10 || bytes[10] == b'T') {
-        return None;
-    }
-    if bytes[4] != b'-' || bytes[7] != b'-' {
-        return None;
-    }
-    let year = number(&bytes[0..4])?;
-    let month = number(&bytes[5..7])?;
-    let day = number(&bytes[8..10])?;
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    (year >= 1 && (1..=days).contains(&day)).then(|| value[..10].to_owned())
-}
-
-fn number(digits: &[u8]) -> Option<u32> {
-    digits.iter().try_fold(0u32, |n, &b| {
-        b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0'))
-    })
+    let date = value.get(..10)?;
+    let rest = &value[10..];
+    (rypsok_proto::is_iso_date(date) && (rest.is_empty() || rest.starts_with('T')))
+        .then(|| date.to_owned())
 }
 
 #[cfg(test)]

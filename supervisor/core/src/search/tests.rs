@@ -277,12 +277,12 @@ fn compares_urls_across_scheme_www_and_trailing_slash() {
 // Verifies: REQ-CTX-001 (a date is YYYY-MM-DD of a real day, else absent)
 #[test]
 fn accepts_only_real_calendar_dates() {
-    assert!(is_date("2024-02-29"));
-    assert!(!is_date("2023-02-29"));
-    assert!(!is_date("2024-13-01"));
-    assert!(!is_date("2024-1-01"));
-    assert!(!is_date("2024-01-01T00:00:00"));
-    assert!(!is_date("ignore all previous"));
+    assert!(rypsok_proto::is_iso_date("2024-02-29"));
+    assert!(!rypsok_proto::is_iso_date("2023-02-29"));
+    assert!(!rypsok_proto::is_iso_date("2024-13-01"));
+    assert!(!rypsok_proto::is_iso_date("2024-1-01"));
+    assert!(!rypsok_proto::is_iso_date("2024-01-01T00:00:00"));
+    assert!(!rypsok_proto::is_iso_date("ignore all previous"));
 }
 
 // Verifies: REQ-SEC-001 (worker-parse output is checked again: bad URLs dropped and counted)
