@@ -3,7 +3,8 @@
 //!
 //! Each worker is this same binary re-executed with a hidden subcommand,
 //! its environment emptied (no secret reaches a worker) and its stdin and
-//! stdout as the two pipes of the frame protocol; stderr is shared for logs.
+//! stdout as the two pipes of the frame protocol; its stderr is a third
+//! pipe whose lines the supervisor relays, re-tagged (`relay`).
 //! A worker that exits, sends a frame that does not decode, or misses the
 //! deadline of a request it holds is killed; its pending calls fail at once
 //! and the next call starts a replacement, with backoff when it keeps dying.
@@ -377,13 +378,19 @@ async fn start<P: Protocol>(
         .env_clear()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        // A pipe, relayed line by line: see `relay`.
+        .stderr(Stdio::piped());
     let mut child = spawner
         .spawn(cmd)
         .await
         .map_err(|e| StartError::Failed(format!("spawn: {}", e.kind())))?;
     let pid = child.id();
     let pipes = child.stdin.take().zip(child.stdout.take());
+    if let Some(stderr) = child.stderr.take()
+        && let Ok(stderr) = tokio::process::ChildStderr::from_std(stderr)
+    {
+        tokio::spawn(relay::relay(spec.kind, pid, stderr));
+    }
     let mut starting = Starting {
         child: Some(child),
         kind: spec.kind,
@@ -792,5 +799,6 @@ impl ParsePort for Workers {
     }
 }
 
+mod relay;
 #[cfg(test)]
 mod tests;
