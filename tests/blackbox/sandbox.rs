@@ -55,6 +55,16 @@ fn assert_probe_ran(server: &Server, probe: &str) {
     );
 }
 
+/// The `worker_exited` line of the first `worker` the supervisor reaped.
+fn await_exit(server: &Server, worker: &str) -> serde_json::Value {
+    server
+        .await_log(
+            &[("event", json!("worker_exited")), ("worker", json!(worker))],
+            Duration::from_secs(3),
+        )
+        .unwrap_or_else(|| panic!("the dead {worker} is reaped and logged"))
+}
+
 /// One search whose answer makes the parser attempt `probe`: the call ends
 /// within its deadline with `unavailable`, the parser dies of `signal`,
 /// and the next call, on a fresh parser, answers.
@@ -79,15 +89,7 @@ fn parser_dies_of_within(probe: &str, signal: &str, deadline_ms: u64) {
         "{result}"
     );
     assert_probe_ran(&server, probe);
-    let exited = server
-        .await_log(
-            &[
-                ("event", json!("worker_exited")),
-                ("worker", json!("worker-parse")),
-            ],
-            Duration::from_secs(3),
-        )
-        .expect("the dead parser is reaped and logged");
+    let exited = await_exit(&server, "worker-parse");
     assert_eq!(exited["signal"], json!(signal), "{exited}");
     assert!(
         server
@@ -322,15 +324,7 @@ fn worker_net_is_killed_when_it_opens_a_file_executes_or_forks() {
     let fake = FakeHttp::start(Reply::json(&fixture()));
     for probe in ["open-file", "exec", "fork"] {
         let mut server = net_attempts(&fake, probe);
-        let exited = server
-            .await_log(
-                &[
-                    ("event", json!("worker_exited")),
-                    ("worker", json!("worker-net")),
-                ],
-                Duration::from_secs(3),
-            )
-            .expect("the dead worker-net is reaped and logged");
+        let exited = await_exit(&server, "worker-net");
         assert_eq!(exited["signal"], json!("SIGSYS"), "{probe}: {exited}");
         let next = server.call("web_search", json!({"query": "counter strike"}));
         assert_eq!(structured(&next)["outcome"], json!("ok"), "{probe}: {next}");
