@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod engine;
+pub mod page;
 
 use rypsok_proto::{
     Confinement, Dispatch, FrameError, FromWorker, ParseRequest, ParseResponse, WorkerHello,
