@@ -57,6 +57,9 @@ impl LogLevel {
 pub struct NetInit {
     /// The operator's egress rules and static host answers.
     pub egress: EgressPolicy,
+    /// Whether an agent-directed exchange ([`Profile::Agent`]) may use plain
+    /// http (`[egress] allow_http`, REQ-FETCH-010). https is always allowed.
+    pub agent_http: bool,
 }
 
 /// The first frame a worker writes once it is ready for requests.

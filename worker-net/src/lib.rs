@@ -9,9 +9,12 @@
 //! its whole life.
 #![forbid(unsafe_code)]
 
+mod body;
 mod connector;
 mod exchange;
 mod resolve;
+#[cfg(test)]
+mod test_support;
 
 use rypsok_proto::egress::EgressPolicy;
 use rypsok_proto::{
@@ -37,7 +40,7 @@ where
     let init: NetInit = read_frame(&mut reader).await?;
     let confinement_input = init.egress.clone();
     // Reads /etc/resolv.conf: the last file this process opens.
-    let ctx = std::sync::Arc::new(NetContext::new(init.egress));
+    let ctx = std::sync::Arc::new(NetContext::new(init.egress, init.agent_http));
     let hello = WorkerHello {
         kind: WorkerKind::Net,
         pid: std::process::id(),
