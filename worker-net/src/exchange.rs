@@ -79,6 +79,12 @@ const RESERVED_REQUEST_HEADERS: [&str; 10] = [
     "proxy-authorization",
 ];
 
+/// The only request headers an agent-directed exchange carries besides Host
+/// and Accept-Encoding (design §8: "only rypsok's own headers"). Whatever
+/// else reaches worker-net under [`Profile::Agent`] (a credential header
+/// meant for an engine, by mistake) is dropped, never sent to an agent's URL.
+const AGENT_REQUEST_HEADERS: [&str; 3] = ["user-agent", "accept", "accept-language"];
+
 /// What every exchange of this worker shares: the operator's egress
 /// policy, the resolver and the TLS configuration. Built once at start,
 /// before the sandbox closes the file system.
@@ -200,7 +206,7 @@ async fn exchange_within_deadline(
     req: &ExchangeRequest,
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
-    let request = build_request(&target, &req.headers)?;
+    let request = build_request(&target, &req.headers, req.profile)?;
     let candidates = judged_candidates(ctx, &target).await?;
     let judge = |peer: SocketAddr| judge_one(&ctx.egress, &target.host, peer.ip(), peer.port());
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
@@ -340,11 +346,13 @@ fn log_refused(verdict: AddressVerdict) {
     );
 }
 
-/// The GET: Host, the supervisor's headers (less the reserved ones),
+/// The GET: Host, the supervisor's headers (less the reserved ones, and
+/// under [`Profile::Agent`] only [`AGENT_REQUEST_HEADERS`]),
 /// `Accept-Encoding` with the codings [`read_body`] decodes, nothing else.
 fn build_request(
     target: &Target,
     headers: &[Header],
+    profile: Profile,
 ) -> Result<http::Request<Empty<Bytes>>, NetFailure> {
     let mut builder = http::Request::get(target.path_and_query.as_str()).header(
         HOST,
@@ -354,6 +362,13 @@ fn build_request(
         let name =
             HeaderName::from_bytes(header.name.as_bytes()).map_err(|_| NetFailure::InvalidUrl)?;
         if RESERVED_REQUEST_HEADERS.contains(&name.as_str()) {
+            continue;
+        }
+        if profile == Profile::Agent && !AGENT_REQUEST_HEADERS.contains(&name.as_str()) {
+            tracing::debug!(
+                event = "agent_header_dropped",
+                "a header that is not rypsok's own was dropped from an agent-directed request"
+            );
             continue;
         }
         let value = HeaderValue::from_str(&header.value).map_err(|_| NetFailure::InvalidUrl)?;

@@ -882,3 +882,45 @@ async fn exchange_under_proxy_environment() {
     .await;
     assert_eq!(got.err(), Some(NetFailure::Tls));
 }
+
+// Verifies: REQ-SEC-006
+#[tokio::test]
+async fn an_agent_request_carries_only_rypsoks_own_headers() {
+    bounded(async {
+        let server = TestServer::start(response("204 No Content", "", "")).await;
+        let port = server.port();
+        let mut req = agent_request(format!("http://127.0.0.1:{port}/"));
+        for (name, value) in [
+            ("Accept", "text/markdown, text/html;q=0.9"),
+            ("Accept-Language", "en"),
+            ("Authorization", "Bearer secret"),
+            ("Cookie", "a=b"),
+            ("X-Subscription-Token", "secret"),
+        ] {
+            req.headers.push(Header {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            });
+        }
+        let resp = exchange(&agent_context(), req).await.unwrap();
+        assert_eq!(resp.status, 204);
+        let head = server.heads.lock().unwrap()[0].to_ascii_lowercase();
+        let mut fields: Vec<&str> = head
+            .split("\r\n")
+            .skip(1)
+            .filter(|l| !l.is_empty())
+            .collect();
+        fields.sort_unstable();
+        let host = format!("host: 127.0.0.1:{port}");
+        let mut want = vec![
+            "accept: text/markdown, text/html;q=0.9",
+            "accept-encoding: gzip, deflate, br, zstd",
+            "accept-language: en",
+            host.as_str(),
+            "user-agent: rypsok-test",
+        ];
+        want.sort_unstable();
+        assert_eq!(fields, want);
+    })
+    .await;
+}
