@@ -17,7 +17,8 @@
 //!    the connected peer again and, for https, completes TLS with the URL's
 //!    host as server name, each address within LIM-F6
 //!    ([`NetFailure::Connect`], [`NetFailure::Tls`]);
-//! 4. one HTTP/1.1 GET, no redirect followed, the response head bounded,
+//! 4. one HTTP/1.1 GET, no redirect followed (a 3xx is returned with its
+//!    headers and without its body), the response head bounded,
 //!    the body decoded from its content coding and counted after decoding
 //!    while it streams, abandoned past its bound ([`crate::body`];
 //!    [`NetFailure::TooLarge`], [`NetFailure::Protocol`]);
@@ -415,6 +416,16 @@ where
         .await
         .map_err(|_| NetFailure::Protocol)?;
     let status = response.status().as_u16();
+    // A redirect is never followed here: what matters is its status and
+    // Location, which neither an oversized nor an undecodable body may
+    // hide. Its body is not read.
+    if response.status().is_redirection() {
+        return Ok(ExchangeResponse {
+            status,
+            headers: keep_headers(response.headers(), true),
+            body: Vec::new(),
+        });
+    }
     let coding = content_coding(response.headers())?;
     let headers = keep_headers(response.headers(), coding != Coding::Identity);
     let declared = response
@@ -432,11 +443,11 @@ where
 
 /// At most [`MAX_RESPONSE_HEADERS`] headers, names lower-case, values kept
 /// only when UTF-8 and at most [`MAX_HEADER_VALUE_BYTES`]. Once the body
-/// has been `decoded`, its `Content-Encoding` and `Content-Length` no
-/// longer describe it and are dropped.
-fn keep_headers(map: &http::HeaderMap, decoded: bool) -> Vec<Header> {
+/// has been `rewritten` (decoded, or not read), its `Content-Encoding` and
+/// `Content-Length` no longer describe it and are dropped.
+fn keep_headers(map: &http::HeaderMap, rewritten: bool) -> Vec<Header> {
     map.iter()
-        .filter(|(name, _)| !(decoded && (*name == CONTENT_ENCODING || *name == CONTENT_LENGTH)))
+        .filter(|(name, _)| !(rewritten && (*name == CONTENT_ENCODING || *name == CONTENT_LENGTH)))
         .filter(|(_, value)| value.len() <= MAX_HEADER_VALUE_BYTES)
         .filter_map(|(name, value)| {
             let value = std::str::from_utf8(value.as_bytes()).ok()?;

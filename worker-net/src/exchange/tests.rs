@@ -924,3 +924,51 @@ async fn an_agent_request_carries_only_rypsoks_own_headers() {
     })
     .await;
 }
+
+// Verifies: REQ-SEC-008
+#[tokio::test]
+async fn a_redirect_is_returned_whatever_its_body() {
+    bounded(async {
+        let location = "Location: /elsewhere?a=1&b=%20\r\n";
+        let rows = [
+            (
+                "undecodable",
+                response(
+                    "301 Moved Permanently",
+                    &format!("{location}Content-Encoding: x-custom\r\n"),
+                    "garbage",
+                ),
+            ),
+            (
+                "oversized",
+                response("307 Temporary Redirect", location, &"x".repeat(128 * 1024)),
+            ),
+        ];
+        for (row, behaviour) in rows {
+            let server = TestServer::start(behaviour).await;
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            let req = ExchangeRequest {
+                max_body_bytes: 1024,
+                ..agent_request(url)
+            };
+            let resp = exchange(&agent_context(), req).await.unwrap();
+            assert!(resp.status == 301 || resp.status == 307, "{row}");
+            assert!(resp.body.is_empty(), "{row}");
+            let location: Vec<&str> = resp
+                .headers
+                .iter()
+                .filter(|h| h.name == "location")
+                .map(|h| h.value.as_str())
+                .collect();
+            assert_eq!(location, ["/elsewhere?a=1&b=%20"], "{row}");
+            assert!(
+                !resp
+                    .headers
+                    .iter()
+                    .any(|h| h.name == "content-encoding" || h.name == "content-length"),
+                "{row}"
+            );
+        }
+    })
+    .await;
+}
