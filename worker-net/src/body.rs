@@ -213,8 +213,16 @@ async fn read_bounded(
         if n == 0 {
             return Ok(out);
         }
-        if (out.len() as u64).saturating_add(n as u64) > max {
+        let needed = out.len() + n;
+        if needed as u64 > max {
             return Err(NetFailure::TooLarge);
+        }
+        if needed > out.capacity() {
+            // Doubling, but never past the bound: a body just under 5 MiB
+            // holds 5 MiB, not 8.
+            let bound = usize::try_from(max).unwrap_or(usize::MAX);
+            let target = out.capacity().saturating_mul(2).clamp(needed, bound);
+            out.reserve_exact(target - out.len());
         }
         out.extend_from_slice(&piece[..n]);
     }

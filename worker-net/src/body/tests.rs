@@ -253,3 +253,22 @@ fn tells_zlib_from_raw_deflate_by_its_header() {
     assert!(!looks_like_zlib(&[0x4b, 0x4c]));
     assert!(!looks_like_zlib(&[0xed, 0xbd]));
 }
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn a_body_near_its_bound_holds_no_more_memory_than_the_bound() {
+    let text = sample_text(600 * 1024);
+    let max = text.len() as u64 + 10;
+    for coding in [TestCoding::Identity, TestCoding::Gzip] {
+        let encoded = encode(coding, &text).await;
+        let got = read_body(chunked(&encoded, 1000), coding_of(coding), None, max)
+            .await
+            .unwrap();
+        assert!(got == text, "{coding:?}");
+        assert!(
+            got.capacity() as u64 <= max,
+            "{coding:?}: {}",
+            got.capacity()
+        );
+    }
+}
