@@ -29,4 +29,6 @@ mod validate;
 pub use config::{Config, ConfigProblem};
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
+pub use config::load::read_secret;
+pub use ratelimit::Caller;
 pub use services::{Services, ToolOutput, user_agent};
