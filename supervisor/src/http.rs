@@ -199,7 +199,10 @@ struct Gate {
 type GateResponse = Response<Guarded>;
 
 impl Gate {
-    async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Result<GateResponse, Infallible> {
+    async fn answer(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+    ) -> Result<GateResponse, Infallible> {
         let received = Instant::now();
         let response = self.judge(request, received).await;
         Ok(response)
@@ -297,9 +300,8 @@ impl Gate {
             Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
         };
         let is_post = parts.method == Method::POST;
-        let handshake = is_post
-            && !parts.headers.contains_key("mcp-session-id")
-            && is_initialize(&body);
+        let handshake =
+            is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body);
         parts.extensions.insert(caller);
         let request = Request::from_parts(parts, Full::new(body));
         let guard = is_post.then(|| {
@@ -334,7 +336,8 @@ fn is_initialize(body: &[u8]) -> bool {
         #[serde(borrow)]
         method: Option<std::borrow::Cow<'a, str>>,
     }
-    serde_json::from_slice::<Method<'_>>(body).is_ok_and(|m| m.method.as_deref() == Some("initialize"))
+    serde_json::from_slice::<Method<'_>>(body)
+        .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
 }
 
 /// Reads a body, stopping once it holds more than `max` bytes.
@@ -527,9 +530,9 @@ async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaph
         }
         Protocol::Http2 => {
             let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-            builder
-                .timer(TokioTimer::new())
-                .max_header_list_size(u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX));
+            builder.timer(TokioTimer::new()).max_header_list_size(
+                u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX),
+            );
             let conn = builder.serve_connection(io, service);
             drive(conn, &gate.draining, |c| c.graceful_shutdown()).await
         }
@@ -676,8 +679,12 @@ mod tests {
 
     #[test]
     fn recognises_the_handshake() {
-        assert!(is_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#));
-        assert!(!is_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
+        assert!(is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
+        ));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
         assert!(!is_initialize(b"not json"));
     }
 

@@ -15,14 +15,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use bytes::Bytes;
+use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use bytes::Bytes;
-use http_body_util::Full;
-use http_body_util::combinators::BoxBody;
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -30,8 +30,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use rypsok_core::config::HttpConfig;
 use rypsok_core::tools::{DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition};
 use rypsok_core::{Caller, Services, ToolOutput};
-use tokio_util::sync::CancellationToken;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 /// The MCP server of one process. Cheap to clone: the HTTP service makes

@@ -140,7 +140,10 @@ mod tests {
     async fn idle_windows_are_dropped() {
         let limit = RateLimit::per_minute(1);
         for n in 0..=PRUNE_ABOVE {
-            assert_eq!(limit.admit(&Caller::remote(&format!("session-{n}"))), Ok(()));
+            assert_eq!(
+                limit.admit(&Caller::remote(&format!("session-{n}"))),
+                Ok(())
+            );
         }
         tokio::time::advance(WINDOW).await;
         let fresh = Caller::remote("fresh");
