@@ -282,12 +282,19 @@ impl McpHttp {
             .map(str::to_owned)
             .collect();
         hosts.extend(http.allowed_hosts.iter().cloned());
-        // Origin validation is on even with an empty list: a browser's
-        // request carries an Origin, and none is allowed unless listed
-        // (REQ-SEC-018). A request without Origin (not a browser) passes.
+        // Origin validation is on whatever the configuration lists: a
+        // browser's request carries an Origin, and only a page of this
+        // machine's loopback names or a listed origin passes, so a foreign
+        // page cannot reach the listener by DNS rebinding (REQ-SEC-018). A
+        // request without Origin (not a browser) passes.
+        let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .flat_map(|host| [format!("http://{host}:*"), format!("https://{host}:*")])
+            .collect();
+        origins.extend(http.allowed_origins.iter().cloned());
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
-            .with_allowed_origins(http.allowed_origins.iter().cloned())
+            .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(max_body_bytes)
             .with_cancellation_token(stop);
