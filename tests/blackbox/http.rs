@@ -382,7 +382,8 @@ fn the_sdk_and_hyper_answer_theirs() {
     );
     assert_eq!(mismatch.status, 400, "{mismatch:?}");
 
-    // 403: Origin validation is on by default: any browser origin is refused.
+    // 403: Origin validation is on by default: a foreign page is refused,
+    // a page of this machine's loopback names is not.
     let foreign = current(
         addr,
         &[("Origin", "http://evil.example")],
@@ -390,6 +391,9 @@ fn the_sdk_and_hyper_answer_theirs() {
         json!({}),
     );
     assert_eq!(foreign.status, 403, "{foreign:?}");
+    let own = format!("http://{addr}");
+    let local = current(addr, &[("Origin", &own)], "tools/list", json!({}));
+    assert_eq!(local.status, 200, "{local:?}");
     // 403: a Host that is not loopback (DNS rebinding).
     let (headers, body) = current_request("tools/list", json!({}));
     let mut request = format!(
