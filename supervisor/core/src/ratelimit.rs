@@ -6,6 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 const WINDOW: Duration = Duration::from_secs(60);
@@ -104,6 +105,53 @@ impl RateLimit {
     }
 }
 
+/// A caller's share of a process-wide concurrency limit (LIM-F10 in HTTP
+/// mode: a quarter, at least 1), held beside the process-wide semaphore so
+/// that one caller cannot take every slot.
+#[derive(Debug)]
+#[allow(dead_code)] // web_fetch takes its permits here; its pipeline lands separately
+pub(crate) struct CallerPermits {
+    process_limit: u32,
+    callers: Mutex<HashMap<Caller, Arc<Semaphore>>>,
+}
+
+#[allow(dead_code)] // as above
+impl CallerPermits {
+    pub(crate) fn new(process_limit: u32) -> Self {
+        Self {
+            process_limit,
+            callers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Waits for one of `caller`'s slots; the slot is free again when the
+    /// permit is dropped.
+    pub(crate) async fn acquire(&self, caller: &Caller) -> OwnedSemaphorePermit {
+        let semaphore = {
+            let mut callers = self
+                .callers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if callers.len() > PRUNE_ABOVE {
+                // A semaphore nobody holds a permit of is idle.
+                callers.retain(|_, s| Arc::strong_count(s) > 1);
+            }
+            let share = usize::try_from(caller.share_of(self.process_limit)).unwrap_or(1);
+            Arc::clone(
+                callers
+                    .entry(caller.clone())
+                    .or_insert_with(|| Arc::new(Semaphore::new(share))),
+            )
+        };
+        loop {
+            // The semaphore is never closed, so this always succeeds.
+            if let Ok(permit) = Arc::clone(&semaphore).acquire_owned().await {
+                return permit;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +199,32 @@ mod tests {
         assert!(limit.admit(&fresh).is_err(), "the live window was dropped");
         let windows = limit.admitted.lock().unwrap().len();
         assert_eq!(windows, 1);
+    }
+
+    // Verifies: REQ-SEC-019 (LIM-F10 per caller: a quarter each, so a busy caller leaves room for others)
+    #[tokio::test]
+    async fn a_caller_holds_at_most_its_share_of_slots() {
+        let permits = CallerPermits::new(8);
+        let busy = Caller::remote("session-a");
+        let held = (permits.acquire(&busy).await, permits.acquire(&busy).await);
+        let third = tokio::time::timeout(Duration::from_millis(50), permits.acquire(&busy)).await;
+        assert!(third.is_err(), "a third slot for one caller");
+        let other = tokio::time::timeout(
+            Duration::from_millis(50),
+            permits.acquire(&Caller::remote("session-b")),
+        )
+        .await;
+        assert!(other.is_ok(), "another caller was starved");
+        drop(held);
+        let again = tokio::time::timeout(Duration::from_millis(50), permits.acquire(&busy)).await;
+        assert!(again.is_ok());
+        // The process as the one caller (stdio) has all of them.
+        let stdio = Caller::process("stdio");
+        let mut all = Vec::new();
+        for _ in 0..8 {
+            all.push(permits.acquire(&stdio).await);
+        }
+        assert_eq!(all.len(), 8);
     }
 
     #[test]
