@@ -65,6 +65,8 @@ const RETRY_AFTER_S: &str = "30";
 enum Reason {
     TooManyConnections,
     IdleConnection,
+    /// hyper's: a request head not complete within LIM-H5 of the previous
+    /// answer, an idle keep-alive connection included.
     HeaderTimeout,
     NotFound,
     Unauthorized,
@@ -237,11 +239,13 @@ impl Gate {
         let Some(expected) = &self.token else {
             return true;
         };
+        // The scheme is case-insensitive (RFC 9110 §11.1).
         let presented = request
             .headers()
             .get(header::AUTHORIZATION)
             .map(HeaderValue::as_bytes)
-            .and_then(|v| v.strip_prefix(b"Bearer "))
+            .filter(|v| v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer "))
+            .map(|v| &v[7..])
             .unwrap_or_default();
         let digest: [u8; 32] = Sha256::digest(presented).into();
         bool::from(digest.ct_eq(expected)) && !presented.is_empty()

@@ -530,6 +530,10 @@ fn a_configured_token_is_required() {
         json!({"name": "engine_status", "arguments": {}}),
     );
     assert_eq!(ok.status, 200, "{ok:?}");
+    // The scheme's spelling does not matter (RFC 9110 §11.1).
+    let lower = format!("bearer {token}");
+    let lower = current(addr, &[("Authorization", &lower)], "tools/list", json!({}));
+    assert_eq!(lower.status, 200, "{lower:?}");
     assert!(
         server
             .await_log(
