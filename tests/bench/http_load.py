@@ -102,6 +102,15 @@ class Caller:
         self.writer.write(request_bytes(f"{self.host}:{self.port}", body, headers))
         return await read_answer(self.reader)
 
+    async def close(self):
+        """Ends the session (LIM-H6 counts open ones) and the connection."""
+        if self.session:
+            self.writer.write((f"DELETE /mcp HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                               f"Mcp-Session-Id: {self.session}\r\n"
+                               "MCP-Protocol-Version: 2025-11-25\r\n\r\n").encode())
+            await read_answer(self.reader)
+        self.writer.close()
+
     async def call(self, n):
         params = {"name": "engine_status", "arguments": {}}
         if self.era == "current":
@@ -113,7 +122,24 @@ class Caller:
         return not result.get("isError", False)
 
 
-async def load(host, port, callers, seconds, era):
+def cpu_seconds(pid):
+    """User plus system CPU time of rypsok and its workers so far."""
+    total = 0
+    for p in [pid] + children(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+            total += int(rest[11]) + int(rest[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def total_rss_kib(pid):
+    return sum(rss_kib(p) for p in [pid] + children(pid)), 1 + len(children(pid))
+
+
+async def load(host, port, callers, seconds, era, pid):
     clients = [Caller(host, port, era) for _ in range(callers)]
     await asyncio.gather(*(c.open() for c in clients))
     counts = {"ok": 0, "refused": 0}
@@ -129,10 +155,19 @@ async def load(host, port, callers, seconds, era):
             counts["ok" if ok else "refused"] += 1
             n += 1
 
+    memory = []
+
+    async def sample():
+        # The last reading is taken in the load's final quarter second.
+        while time.perf_counter() < stop - 0.25:
+            await asyncio.sleep(0.25)
+            memory.append(total_rss_kib(pid))
+
     started = time.perf_counter()
-    await asyncio.gather(*(run(c) for c in clients))
+    await asyncio.gather(sample(), *(run(c) for c in clients))
     elapsed = time.perf_counter() - started
-    return clients, counts, elapsed, latencies
+    await asyncio.gather(*(c.close() for c in clients))
+    return counts, elapsed, latencies, memory[-1]
 
 
 def main():
@@ -163,16 +198,16 @@ def main():
                     break
                 time.sleep(0.05)
             assert addr, "rypsok did not report its address"
-            rates, refused, medians = [], 0, []
+            rates, refused, medians, cpu = [], 0, [], []
             for _ in range(args.runs):
-                # Each run's callers stay connected until its memory is read.
-                clients, counts, elapsed, lat = asyncio.run(
-                    load(addr[0], addr[1], args.callers, args.seconds, args.era))
+                cpu_before = cpu_seconds(proc.pid)
+                counts, elapsed, lat, (memory, processes) = asyncio.run(
+                    load(addr[0], addr[1], args.callers, args.seconds, args.era, proc.pid))
                 rates.append(counts["ok"] / elapsed)
+                calls = counts["ok"] + counts["refused"]
+                cpu.append((cpu_seconds(proc.pid) - cpu_before) / max(calls, 1) * 1e6)
                 refused += counts["refused"]
                 medians.append(statistics.median(lat) * 1000)
-            pids = [proc.pid] + children(proc.pid)
-            memory = sum(rss_kib(p) for p in pids)
         finally:
             proc.terminate()
             proc.wait(timeout=20)
@@ -181,9 +216,14 @@ def main():
     print(f"  calls per second: median {statistics.median(rates):.0f} "
           f"(runs: {', '.join(f'{r:.0f}' for r in rates)})")
     print(f"  call latency: median {statistics.median(medians):.2f} ms")
+    # What rypsok itself spends, whatever the client and the machine's
+    # other load: 2 cores divided by this is the ceiling of the transport.
+    print(f"  rypsok CPU per call: median {statistics.median(cpu):.0f} us "
+          f"(2 cores / that = {2e6 / statistics.median(cpu):.0f} calls per second)")
     if refused:
         print(f"  answers refused by the rate limit: {refused}")
-    print(f"  memory of all {len(pids)} processes at the end of the load: {memory / 1024:.1f} MiB RSS")
+    print(f"  memory of all {processes} processes at the end of the last run's load: "
+          f"{memory / 1024:.1f} MiB RSS")
 
 
 if __name__ == "__main__":
