@@ -15,6 +15,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 bin="${1:-$root/target/debug/rypsok}"
 [ -x "$bin" ] || { echo "conformance: build rypsok first ($bin is missing)" >&2; exit 1; }
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 
 cd "$here"
 npm ci --no-audit --no-fund --loglevel=error >/dev/null
