@@ -111,17 +111,19 @@ pub fn read_page(input: &PageInput<'_>) -> PageResult {
 
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
-    let dom = dom::parse(html);
-    let found = extract::extract(&dom);
-    let markdown = markdown::render(&dom, found.root, &found.skip, url);
-    if !markdown.chars().any(char::is_alphanumeric) {
-        return PageResult::NoContent;
+    for lenient in [false, true] {
+        let dom = dom::parse(html, !lenient);
+        let found = extract::extract(&dom, lenient);
+        let markdown = markdown::render(&dom, found.root, &found.skip, url);
+        if markdown.chars().any(char::is_alphanumeric) {
+            return PageResult::Page(Page {
+                title: dom.title(),
+                markdown,
+                partial: dom.partial,
+            });
+        }
     }
-    PageResult::Page(Page {
-        title: dom.title(),
-        markdown,
-        partial: dom.partial,
-    })
+    PageResult::NoContent
 }
 
 fn unsupported(media_type: &str) -> PageResult {
@@ -133,3 +135,6 @@ fn unsupported(media_type: &str) -> PageResult {
         media_type: media_type[..end].to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,6 +15,7 @@ use html5ever::interface::tree_builder::{
     ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink,
 };
 use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{
     Attribute, LocalName, Namespace, ParseOpts, QualName, local_name, ns, parse_document,
 };
@@ -160,16 +161,20 @@ impl Iterator for Children<'_> {
 }
 
 /// Parses decoded HTML into a [`Dom`], stopping at the LIM-F12 bounds.
-pub(crate) fn parse(html: &str) -> Dom {
+///
+/// `scripting` says whether the parser acts as a browser running scripts
+/// (then `<noscript>` content is raw text) or not (then it is markup).
+pub(crate) fn parse(html: &str, scripting: bool) -> Dom {
     parse_bounded(
         html,
+        scripting,
         usize::try_from(limits::HTML_MAX_NODES).unwrap_or(usize::MAX),
         limits::HTML_MAX_DEPTH,
     )
 }
 
 /// [`parse`] with explicit bounds (tests use small ones).
-pub(crate) fn parse_bounded(html: &str, max_nodes: usize, max_depth: u32) -> Dom {
+pub(crate) fn parse_bounded(html: &str, scripting: bool, max_nodes: usize, max_depth: u32) -> Dom {
     let sink = Sink {
         nodes: RefCell::new(vec![Node {
             parent: None,
@@ -184,7 +189,14 @@ pub(crate) fn parse_bounded(html: &str, max_nodes: usize, max_depth: u32) -> Dom
         max_depth,
         cut: Cell::new(false),
     };
-    let mut parser = parse_document(sink, ParseOpts::default());
+    let opts = ParseOpts {
+        tree_builder: TreeBuilderOpts {
+            scripting_enabled: scripting,
+            ..TreeBuilderOpts::default()
+        },
+        ..ParseOpts::default()
+    };
+    let mut parser = parse_document(sink, opts);
     let mut rest = html;
     while !rest.is_empty() {
         let mut end = rest.len().min(CHUNK);

@@ -40,6 +40,9 @@ const DESCEND_SHARE: f64 = 0.7;
 /// and still be dropped.
 const BOILERPLATE_SHARE_MAX: f64 = 0.3;
 
+/// [`DESCEND_SHARE`] for table rows and cells.
+const TABLE_DESCEND_SHARE: f64 = 0.85;
+
 /// Elements that are never main content.
 fn never_content(name: &LocalName) -> bool {
     matches!(
@@ -73,7 +76,7 @@ fn never_content(name: &LocalName) -> bool {
 }
 
 /// Hidden or non-rendered by its attributes.
-fn hidden(e: &Element) -> bool {
+fn hidden(e: &Element, lenient: bool) -> bool {
     if e.has_attr(&local_name!("hidden")) {
         return true;
     }
@@ -87,7 +90,7 @@ fn hidden(e: &Element) -> bool {
     {
         return true;
     }
-    if let Some(style) = e.attr(&local_name!("style")) {
+    if !lenient && let Some(style) = e.attr(&local_name!("style")) {
         let s: String = style
             .chars()
             .filter(|c| !c.is_whitespace())
@@ -142,11 +145,6 @@ const BOILERPLATE: &[&str] = &[
     "popup",
     "modal",
     "skip-link",
-    "screen-reader",
-    "sr-only",
-    "visually-hidden",
-    "visuallyhidden",
-    "hidden",
     "pagination",
     "pager",
     "toolbar",
@@ -194,14 +192,47 @@ fn boilerplate_name(e: &Element) -> bool {
 }
 
 /// Whether an element (not its ancestors) is excluded.
-fn excluded(e: &Element) -> bool {
+fn excluded(e: &Element, lenient: bool) -> bool {
     match e.html_name() {
+        Some(&local_name!("noscript")) if lenient => {}
         Some(n) if never_content(n) => return true,
         Some(_) => {}
         // SVG and MathML content is drawing, not text.
         None => return true,
     }
-    hidden(e) || furniture_role(e)
+    hidden(e, lenient) || furniture_role(e) || hiding_class(e)
+}
+
+/// Class names that hide an element in the common CSS frameworks (content
+/// for screen readers only is also text no reader of the page sees). A
+/// responsive variant that shows it again (`hidden md:block`,
+/// `d-none d-md-block`) keeps it.
+fn hiding_class(e: &Element) -> bool {
+    let Some(class) = e.attr(&local_name!("class")) else {
+        return false;
+    };
+    let class = class.to_ascii_lowercase();
+    let tokens: Vec<&str> = class.split_whitespace().collect();
+    let hides = tokens.iter().any(|t| {
+        matches!(
+            *t,
+            "hidden"
+                | "d-none"
+                | "hide"
+                | "invisible"
+                | "sr-only"
+                | "visually-hidden"
+                | "visuallyhidden"
+                | "screen-reader-text"
+                | "screen-reader-only"
+                | "offscreen"
+        )
+    });
+    let shows_again = tokens.iter().any(|t| {
+        (t.contains(':') && !t.ends_with(":hidden"))
+            || (t.starts_with("d-") && *t != "d-none" && !t.ends_with("-none"))
+    });
+    hides && !shows_again
 }
 
 /// Per-node character counts.
@@ -212,7 +243,13 @@ struct Weight {
 }
 
 /// Finds the main content of a parsed document.
-pub(crate) fn extract(dom: &Dom) -> Extraction {
+///
+/// `lenient` is the second try for a page where the first found nothing:
+/// it reads `<noscript>` content (parse without scripting for it) and
+/// elements hidden by an inline style, which script-driven pages use for
+/// all their content until a script reveals it. The `hidden` attribute,
+/// `aria-hidden` and `<template>` stay excluded even then.
+pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let n = dom.nodes.len();
     let mut skip = vec![false; n];
     // Pre-order pass: exclusion is inherited.
@@ -224,7 +261,7 @@ pub(crate) fn extract(dom: &Dom) -> Extraction {
         let parent_skipped = node.parent.is_some_and(|p| skip[p]);
         skip[id] = parent_skipped
             || match &node.data {
-                Data::Element(e) => excluded(e),
+                Data::Element(e) => excluded(e, lenient),
                 Data::Other => true,
                 _ => false,
             };
@@ -283,10 +320,12 @@ pub(crate) fn extract(dom: &Dom) -> Extraction {
         let total = f64::from(plain(root));
         let best = dom
             .children(root)
-            .filter(|&c| !skip[c] && dom.element(c).is_some())
+            .filter(|&c| !skip[c] && is_container(dom, c))
             .max_by_key(|&c| plain(c));
         match best {
-            Some(c) if total > 0.0 && f64::from(plain(c)) >= DESCEND_SHARE * total => root = c,
+            Some(c) if total > 0.0 && f64::from(plain(c)) >= descend_share(dom, c) * total => {
+                root = c
+            }
             _ => break,
         }
     }
@@ -345,6 +384,40 @@ fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
     dom.element(id)
         .and_then(Element::html_name)
         .is_some_and(|n| n == name)
+}
+
+/// The share of its parent's text a child must hold for the root to move
+/// into it: higher for table rows and cells, where a layout table's other
+/// cells are sidebars but a data table's other rows are content.
+fn descend_share(dom: &Dom, id: NodeId) -> f64 {
+    if is(dom, id, &local_name!("tr")) || is(dom, id, &local_name!("td")) {
+        TABLE_DESCEND_SHARE
+    } else {
+        DESCEND_SHARE
+    }
+}
+
+/// Elements the root may move into: those that group blocks. A paragraph,
+/// a list item or a heading is never the root, however dominant.
+fn is_container(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| {
+            matches!(
+                *n,
+                local_name!("div")
+                    | local_name!("section")
+                    | local_name!("article")
+                    | local_name!("main")
+                    | local_name!("center")
+                    | local_name!("table")
+                    | local_name!("tbody")
+                    | local_name!("tr")
+                    | local_name!("td")
+                    | local_name!("span")
+                    | local_name!("font")
+            )
+        })
 }
 
 /// Containers whose link density decides whether they are navigation.

@@ -301,6 +301,14 @@ impl Renderer<'_> {
                 if *name != local_name!("blockquote") {
                     self.pending_item = None;
                 }
+                if !self
+                    .containers
+                    .iter()
+                    .any(|c| matches!(c, Container::List { .. }))
+                {
+                    // The next block after a whole list is a paragraph apart.
+                    self.last_was_item = false;
+                }
             }
             local_name!("li") => {
                 self.flush();
