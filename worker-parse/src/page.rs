@@ -111,19 +111,36 @@ pub fn read_page(input: &PageInput<'_>) -> PageResult {
 
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
-    for lenient in [false, true] {
-        let dom = dom::parse(html, !lenient);
-        let found = extract::extract(&dom, lenient);
-        let markdown = markdown::render(&dom, found.root, &found.skip, url);
-        if markdown.chars().any(char::is_alphanumeric) {
-            return PageResult::Page(Page {
-                title: dom.title(),
-                markdown,
-                partial: dom.partial,
-            });
-        }
+    let first = read_dom(html, url, false);
+    let words = first.as_ref().map_or(0, |p| p.markdown.split_whitespace().count());
+    if words >= LENIENT_BELOW_WORDS {
+        return first.map_or(PageResult::NoContent, PageResult::Page);
     }
-    PageResult::NoContent
+    // Little or nothing: perhaps a page whose content waits for a script
+    // (in <noscript>, or hidden by an inline style until revealed).
+    let second = read_dom(html, url, true);
+    let better = match (&first, &second) {
+        (_, None) => first,
+        (None, Some(_)) => second,
+        (Some(_), Some(s)) if s.markdown.split_whitespace().count() >= 2 * words.max(1) => second,
+        _ => first,
+    };
+    better.map_or(PageResult::NoContent, PageResult::Page)
+}
+
+/// A page read with words below this count is read again leniently.
+const LENIENT_BELOW_WORDS: usize = 50;
+
+/// One extraction try: `None` when it finds no content.
+fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> Option<Page> {
+    let dom = dom::parse(html, !lenient);
+    let found = extract::extract(&dom, lenient);
+    let markdown = markdown::render(&dom, found.root, &found.skip, url);
+    markdown.chars().any(char::is_alphanumeric).then(|| Page {
+        title: dom.title(),
+        markdown,
+        partial: dom.partial,
+    })
 }
 
 fn unsupported(media_type: &str) -> PageResult {

@@ -40,6 +40,12 @@ const DESCEND_SHARE: f64 = 0.7;
 /// and still be dropped.
 const BOILERPLATE_SHARE_MAX: f64 = 0.3;
 
+/// Shortest paragraph counted as prose, in characters.
+const PARA_MIN: u32 = 40;
+
+/// Share of a page's text in paragraphs that makes it a page of prose.
+const PROSE_SHARE: f64 = 0.15;
+
 /// [`DESCEND_SHARE`] for table rows and cells.
 const TABLE_DESCEND_SHARE: f64 = 0.85;
 
@@ -240,6 +246,9 @@ fn hiding_class(e: &Element) -> bool {
 struct Weight {
     text: u32,
     link: u32,
+    /// Text outside links in paragraphs (`<p>`, `<pre>`) of some length:
+    /// prose.
+    para: u32,
 }
 
 /// Finds the main content of a parsed document.
@@ -316,21 +325,41 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     {
         root = main;
     }
+    // On a page of prose, paragraphs lead the descent (teasers, link
+    // lists and widgets around an article carry text too, but rarely in
+    // paragraphs); elsewhere all text outside links does.
+    let prose = f64::from(weight[root].para) >= PROSE_SHARE * f64::from(plain(root));
+    let measure = |id: NodeId| if prose { weight[id].para } else { plain(id) };
     loop {
-        let total = f64::from(plain(root));
+        let total = f64::from(measure(root));
         let best = dom
             .children(root)
             .filter(|&c| !skip[c] && is_container(dom, c))
-            .max_by_key(|&c| plain(c));
+            .max_by_key(|&c| measure(c));
         match best {
-            Some(c) if total > 0.0 && f64::from(plain(c)) >= descend_share(dom, c) * total => {
+            Some(c) if total > 0.0 && f64::from(measure(c)) >= descend_share(dom, c) * total => {
                 root = c
             }
             _ => break,
         }
     }
-    // Small link-heavy blocks inside the root are navigation of a kind.
+    if std::env::var_os("XDEBUG").is_some() {
+        let mut n = Some(root);
+        while let Some(id) = n {
+            if let Some(e) = dom.element(id) {
+                eprintln!("{} {:?} {:?} text={} link={} para={}", e.name.local, e.attr(&local_name!("id")), e.attr(&local_name!("class")), weight[id].text, weight[id].link, weight[id].para);
+                for c in dom.children(id) { if let Some(ce) = dom.element(c) { if !skip[c] && weight[c].text > 50 { eprintln!("     child {} {:?} {:?} text={} link={} para={}", ce.name.local, ce.attr(&local_name!("id")), ce.attr(&local_name!("class")), weight[c].text, weight[c].link, weight[c].para); } } }
+            }
+            n = dom.nodes[id].parent;
+        }
+    }
+    // Small link-heavy blocks inside the root are navigation of a kind,
+    // unless the root itself is mostly links (a listing of linked items).
+    let listing = weight[root].link * 2 > weight[root].text;
     for &id in &order {
+        if listing {
+            break;
+        }
         if skip[id] || dom.element(id).is_none() || id == root {
             continue;
         }
@@ -345,6 +374,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
 /// Text and link characters below each node, skipped nodes left out
 /// (`order` is pre-order; walked backwards, children come before parents).
 fn weights(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Vec<Weight> {
+    // Pre-order: whether a node is inside a link.
+    let mut in_link = vec![false; dom.nodes.len()];
+    for &id in order {
+        if let Some(p) = dom.nodes[id].parent {
+            in_link[id] = in_link[p] || is(dom, p, &local_name!("a"));
+        }
+    }
     let mut weight = vec![Weight::default(); dom.nodes.len()];
     for &id in order.iter().rev() {
         if skip[id] {
@@ -358,14 +394,19 @@ fn weights(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Vec<Weight> {
             )
             .unwrap_or(u32::MAX);
             weight[id].text = chars;
+            if in_link[id] {
+                weight[id].link = chars;
+            }
         }
-        if is(dom, id, &local_name!("a")) {
-            weight[id].link = weight[id].text;
+        if is(dom, id, &local_name!("p")) || is(dom, id, &local_name!("pre")) {
+            let plain = weight[id].text.saturating_sub(weight[id].link);
+            weight[id].para = if plain >= PARA_MIN { plain } else { 0 };
         }
         if let Some(p) = dom.nodes[id].parent {
             let w = weight[id];
             weight[p].text = weight[p].text.saturating_add(w.text);
             weight[p].link = weight[p].link.saturating_add(w.link);
+            weight[p].para = weight[p].para.saturating_add(w.para);
         }
     }
     weight
