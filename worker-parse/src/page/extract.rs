@@ -46,6 +46,10 @@ const PARA_MIN: u32 = 40;
 /// Share of a page's text in paragraphs that makes it a page of prose.
 const PROSE_SHARE: f64 = 0.15;
 
+/// Off prose, link text counts for the descent divided by this: a listing's
+/// linked items count, a sidebar of links counts less than text.
+const LINK_DISCOUNT: u32 = 3;
+
 /// [`DESCEND_SHARE`] for table rows and cells.
 const TABLE_DESCEND_SHARE: f64 = 0.85;
 
@@ -329,7 +333,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // lists and widgets around an article carry text too, but rarely in
     // paragraphs); elsewhere all text outside links does.
     let prose = f64::from(weight[root].para) >= PROSE_SHARE * f64::from(plain(root));
-    let measure = |id: NodeId| if prose { weight[id].para } else { plain(id) };
+    let measure = |id: NodeId| {
+        if prose {
+            weight[id].para
+        } else {
+            plain(id) + weight[id].link / LINK_DISCOUNT
+        }
+    };
     loop {
         let total = f64::from(measure(root));
         let best = dom
@@ -364,11 +374,46 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             continue;
         }
         let w = weight[id];
-        if is_block_container(dom, id) && w.text > 0 && w.text < 600 && w.link * 10 > w.text * 7 {
+        if !is_block_container(dom, id) || w.text == 0 {
+            continue;
+        }
+        // Small and mostly links; or, on a page of prose, no paragraph
+        // and many links (a "related" box, a tag list, a share row).
+        if (w.text < 600 && w.link * 10 > w.text * 7) || (prose && w.para == 0 && w.link * 2 > w.text) {
             skip[id] = true;
         }
     }
+    // The heading that repeats the document's title: the title is returned
+    // on its own, an agent need not read it twice.
+    if let Some(title) = dom.title() {
+        let title = title.to_lowercase();
+        if let Some(h1) = order.iter().copied().find(|&id| {
+            !skip[id] && is(dom, id, &local_name!("h1")) && {
+                let text = text_of(dom, id).to_lowercase();
+                !text.is_empty() && title.contains(&text)
+            }
+        }) {
+            skip[h1] = true;
+        }
+    }
     Extraction { root, skip }
+}
+
+/// The text below a node, whitespace collapsed.
+fn text_of(dom: &Dom, id: NodeId) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if let Data::Text(t) = &dom.nodes[n].data {
+            words.extend(t.split_whitespace());
+        }
+        let mut child = dom.nodes[n].last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    words.join(" ")
 }
 
 /// Text and link characters below each node, skipped nodes left out
