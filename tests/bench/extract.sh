@@ -8,7 +8,7 @@
 #   TRAFILATURA_PYTHON (default target/bench-venv/bin/python) is the
 #   interpreter to time trafilatura with; set it up once with
 #     python3 -m venv target/bench-venv
-#     target/bench-venv/bin/pip install trafilatura
+#     target/bench-venv/bin/pip install trafilatura lxml_html_clean
 set -euo pipefail
 bench=$(cd "$1" && pwd)
 out=${2:-target/bench-extract}

@@ -156,6 +156,9 @@ const BOILERPLATE: &[&str] = &[
     "modal",
     "skip-link",
     "pagination",
+    "comments",
+    "disqus",
+    "respond",
     "pager",
     "toolbar",
     "byline",
@@ -353,16 +356,6 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             _ => break,
         }
     }
-    if std::env::var_os("XDEBUG").is_some() {
-        let mut n = Some(root);
-        while let Some(id) = n {
-            if let Some(e) = dom.element(id) {
-                eprintln!("{} {:?} {:?} text={} link={} para={}", e.name.local, e.attr(&local_name!("id")), e.attr(&local_name!("class")), weight[id].text, weight[id].link, weight[id].para);
-                for c in dom.children(id) { if let Some(ce) = dom.element(c) { if !skip[c] && weight[c].text > 50 { eprintln!("     child {} {:?} {:?} text={} link={} para={}", ce.name.local, ce.attr(&local_name!("id")), ce.attr(&local_name!("class")), weight[c].text, weight[c].link, weight[c].para); } } }
-            }
-            n = dom.nodes[id].parent;
-        }
-    }
     // Small link-heavy blocks inside the root are navigation of a kind,
     // unless the root itself is mostly links (a listing of linked items).
     let listing = weight[root].link * 2 > weight[root].text;
@@ -379,7 +372,9 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         }
         // Small and mostly links; or, on a page of prose, no paragraph
         // and many links (a "related" box, a tag list, a share row).
-        if (w.text < 600 && w.link * 10 > w.text * 7) || (prose && w.para == 0 && w.link * 2 > w.text) {
+        if (w.text < 600 && w.link * 10 > w.text * 7)
+            || (prose && w.para == 0 && w.link * 2 > w.text)
+        {
             skip[id] = true;
         }
     }

@@ -474,7 +474,7 @@ impl Renderer<'_> {
             }
         }
         let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-        (rows.len() >= 2 && width >= 2 && width <= 30).then_some(rows)
+        (rows.len() >= 2 && (2..=30).contains(&width)).then_some(rows)
     }
 
     /// A cell's text on one line; `None` when the cell holds block
@@ -489,7 +489,7 @@ impl Renderer<'_> {
             match &self.dom.nodes[n].data {
                 Data::Text(t) => push_collapsed(&mut out, t),
                 Data::Element(e) => {
-                    match e.html_name().map(|n| n.clone()) {
+                    match e.html_name().cloned() {
                         Some(
                             local_name!("ul")
                             | local_name!("ol")
