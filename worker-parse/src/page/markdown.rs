@@ -27,6 +27,7 @@ pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>)
         line: String::new(),
         containers: Vec::new(),
         pending_item: None,
+        item_indent: Vec::new(),
         last_was_item: false,
         links: Vec::new(),
         heading: None,
@@ -92,6 +93,8 @@ struct Renderer<'a> {
     containers: Vec<Container>,
     /// The marker of a list item whose first block is not yet written.
     pending_item: Option<String>,
+    /// For each open list item, the indentation of its later blocks.
+    item_indent: Vec<String>,
     last_was_item: bool,
     /// Open links: where their text starts in `line`, and their target.
     links: Vec<(usize, Option<String>)>,
@@ -243,7 +246,9 @@ impl Renderer<'_> {
                     _ => "- ".to_owned(),
                 };
                 let indent = "  ".repeat(level.clamp(1, LIST_INDENT_MAX) - 1);
-                self.pending_item = Some(format!("{indent}{marker}"));
+                let item = format!("{indent}{marker}");
+                self.item_indent.push(" ".repeat(item.len()));
+                self.pending_item = Some(item);
                 true
             }
             local_name!("blockquote") => {
@@ -313,6 +318,7 @@ impl Renderer<'_> {
             local_name!("li") => {
                 self.flush();
                 self.pending_item = None;
+                self.item_indent.pop();
             }
             _ if is_block(name) => self.flush(),
             _ => {}
@@ -359,8 +365,14 @@ impl Renderer<'_> {
             .containers
             .iter()
             .any(|c| matches!(c, Container::List { .. }));
+        // A later block of a list item: on the next line, indented under
+        // the item's text.
+        let continuation = match (&item, self.item_indent.last()) {
+            (None, Some(indent)) => Some(indent.clone()),
+            _ => None,
+        };
         if !self.out.is_empty() {
-            if item.is_some() && self.last_was_item {
+            if (item.is_some() || continuation.is_some()) && self.last_was_item {
                 self.out.push('\n');
             } else {
                 self.out.push_str("\n\n");
@@ -369,6 +381,7 @@ impl Renderer<'_> {
         let cont_indent = item
             .as_ref()
             .map(|m| " ".repeat(m.len()))
+            .or(continuation.clone())
             .unwrap_or_default();
         for (i, line) in block.split('\n').enumerate() {
             if i > 0 {
@@ -377,12 +390,12 @@ impl Renderer<'_> {
             self.out.push_str(&quote_prefix);
             match (&item, i) {
                 (Some(m), 0) => self.out.push_str(m),
-                (Some(_), _) => self.out.push_str(&cont_indent),
-                _ => {}
+                _ => self.out.push_str(&cont_indent),
             }
             self.out.push_str(line);
         }
-        self.last_was_item = item.is_some() || (in_list && self.last_was_item);
+        self.last_was_item =
+            item.is_some() || continuation.is_some() || (in_list && self.last_was_item);
     }
 
     /// A `<pre>` block as fenced code, with its language when marked.

@@ -336,7 +336,7 @@ fn lists_nest_with_indentation_capped() {
     for _ in 0..8 {
         page.push_str("</li></ul>");
     }
-    page.push_str("<ol><li>first</li><li>second</li></ol></body>");
+    page.push_str("<ol><li>first</li><li><p>second</p><p>more of it</p></li></ol></body>");
     let md = markdown(&page);
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "- level 0");
@@ -345,7 +345,10 @@ fn lists_nest_with_indentation_capped() {
     let cap = "  ".repeat(markdown::LIST_INDENT_MAX - 1);
     assert_eq!(lines[4], format!("{cap}- level 4"));
     assert_eq!(lines[7], format!("{cap}- level 7"));
-    assert!(md.ends_with("\n\n1. first\n2. second"), "{md:?}");
+    assert!(
+        md.ends_with("\n\n1. first\n2. second\n   more of it"),
+        "{md:?}"
+    );
 }
 
 #[test]
