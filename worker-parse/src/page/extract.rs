@@ -88,7 +88,12 @@ fn never_content(name: &LocalName) -> bool {
 /// Hidden or non-rendered by its attributes.
 fn hidden(e: &Element, lenient: bool) -> bool {
     if e.has_attr(&local_name!("hidden")) {
-        return true;
+        // React's streamed server rendering parks the page's content in
+        // `<div hidden id="S:0">` until a script moves it in place.
+        let streamed = e
+            .attr(&local_name!("id"))
+            .is_some_and(|id| id.starts_with("S:"));
+        return !(lenient && streamed);
     }
     if e.attr(&local_name!("aria-hidden"))
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
@@ -261,9 +266,10 @@ struct Weight {
 /// Finds the main content of a parsed document.
 ///
 /// `lenient` is the second try for a page where the first found nothing:
-/// it reads `<noscript>` content (parse without scripting for it) and
-/// elements hidden by an inline style, which script-driven pages use for
-/// all their content until a script reveals it. The `hidden` attribute,
+/// it reads `<noscript>` content (parse without scripting for it),
+/// elements hidden by an inline style, and React's streamed content
+/// blocks (`<div hidden id="S:…">`), which script-driven pages use for all
+/// their content until a script reveals it. Other `hidden` elements,
 /// `aria-hidden` and `<template>` stay excluded even then.
 pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let n = dom.nodes.len();

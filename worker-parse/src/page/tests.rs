@@ -433,3 +433,29 @@ fn real_pages_keep_their_main_content() {
         assert!(!page.partial);
     }
 }
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn script_revealed_content_is_read_when_nothing_else_is() {
+    // Content parked for a script: in <noscript>, under an inline style
+    // that a script lifts, in a React streamed block.
+    for page in [
+        format!("<body><div id=\"app\">Loading</div><noscript>{ARTICLE}</noscript></body>"),
+        format!("<body><div style=\"visibility:hidden\"><article>{ARTICLE}</article></div></body>"),
+        format!(
+            "<body><main><div class=\"skeleton\">Loading</div></main><div hidden id=\"S:0\">{ARTICLE}</div></body>"
+        ),
+    ] {
+        let md = markdown(&page);
+        assert!(md.contains("The river rose"), "{page}: {md}");
+    }
+    // A page with content of its own keeps such blocks out.
+    let md = markdown(&format!(
+        "<body><article>{ARTICLE}{ARTICLE}</article><noscript><p>Enable scripts to see more.</p></noscript>\
+         <div hidden id=\"S:1\"><p>Streamed extra words</p></div></body>"
+    ));
+    assert!(
+        !md.contains("Enable scripts") && !md.contains("Streamed"),
+        "{md}"
+    );
+}
