@@ -246,7 +246,12 @@ impl Renderer<'_> {
                     _ => "- ".to_owned(),
                 };
                 let indent = "  ".repeat(level.clamp(1, LIST_INDENT_MAX) - 1);
-                let item = format!("{indent}{marker}");
+                // An item that opens with a nested list ("- - text") keeps
+                // its own marker.
+                let item = match self.pending_item.take() {
+                    Some(outer) => format!("{outer}{marker}"),
+                    None => format!("{indent}{marker}"),
+                };
                 self.item_indent.push(" ".repeat(item.len()));
                 self.pending_item = Some(item);
                 true

@@ -336,7 +336,8 @@ fn lists_nest_with_indentation_capped() {
     for _ in 0..8 {
         page.push_str("</li></ul>");
     }
-    page.push_str("<ol><li>first</li><li><p>second</p><p>more of it</p></li></ol></body>");
+    page.push_str("<ol><li>first</li><li><p>second</p><p>more of it</p></li></ol>");
+    page.push_str("<ul><li><ul><li>a</li><li>b</li></ul>card text</li></ul></body>");
     let md = markdown(&page);
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "- level 0");
@@ -346,7 +347,7 @@ fn lists_nest_with_indentation_capped() {
     assert_eq!(lines[4], format!("{cap}- level 4"));
     assert_eq!(lines[7], format!("{cap}- level 7"));
     assert!(
-        md.ends_with("\n\n1. first\n2. second\n   more of it"),
+        md.ends_with("\n\n1. first\n2. second\n   more of it\n\n- - a\n  - b\n  card text"),
         "{md:?}"
     );
 }
