@@ -6,6 +6,8 @@
 //! they are tabular, links only with absolute http(s) targets, images as
 //! their alternative text, and no empty headings or stray markers.
 
+use std::collections::HashSet;
+
 use html5ever::{LocalName, local_name};
 use url::Url;
 
@@ -28,6 +30,7 @@ pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>)
         containers: Vec::new(),
         pending_item: None,
         item_indent: Vec::new(),
+        alts: HashSet::new(),
         last_was_item: false,
         links: Vec::new(),
         heading: None,
@@ -95,6 +98,8 @@ struct Renderer<'a> {
     pending_item: Option<String>,
     /// For each open list item, the indentation of its later blocks.
     item_indent: Vec<String>,
+    /// Image alternative texts already written (see [`Renderer::first_alt`]).
+    alts: HashSet<String>,
     last_was_item: bool,
     /// Open links: where their text starts in `line`, and their target.
     links: Vec<(usize, Option<String>)>,
@@ -161,6 +166,19 @@ fn is_block(name: &LocalName) -> bool {
 }
 
 impl Renderer<'_> {
+    /// Whether an image's alternative text is new on the page. A carousel
+    /// repeats one product's name on every picture, often numbered
+    /// ("Helmet 0", "Helmet 1"), a site its logo's: each is written once.
+    fn first_alt(&mut self, alt: &str) -> bool {
+        let mut key = String::new();
+        push_collapsed(&mut key, &alt.to_lowercase());
+        let key = key
+            .trim_end()
+            .trim_end_matches(|c: char| c.is_ascii_digit());
+        let key = key.trim_end().to_owned();
+        !key.is_empty() && self.alts.insert(key)
+    }
+
     /// Appends text with whitespace collapsed.
     fn text(&mut self, t: &str) {
         push_collapsed(&mut self.line, t);
@@ -183,7 +201,9 @@ impl Renderer<'_> {
                 false
             }
             local_name!("img") => {
-                if let Some(alt) = e.attr(&local_name!("alt")) {
+                if let Some(alt) = e.attr(&local_name!("alt"))
+                    && self.first_alt(alt)
+                {
                     push_collapsed(&mut self.line, alt);
                     push_collapsed(&mut self.line, " ");
                 }

@@ -353,6 +353,15 @@ fn lists_nest_with_indentation_capped() {
 }
 
 #[test]
+fn images_give_their_alternative_text_once() {
+    let md = markdown(
+        "<body><p>Helmet <img src=a.jpg alt=\"Trek helmet 0\"><img src=b.jpg alt=\"Trek helmet 1\">\
+         <img src=c.jpg alt=\"Side view\"><img src=d.jpg alt=\"\"><img src=e.jpg> in red.</p></body>",
+    );
+    assert_eq!(md, "Helmet Trek helmet 0 Side view in red.");
+}
+
+#[test]
 fn headings_quotes_and_whitespace() {
     let md = markdown(
         "<body><article><h1>  Title \n here </h1><h2></h2><h3><a href=\"#x\"></a></h3>\
