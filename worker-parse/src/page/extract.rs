@@ -51,7 +51,7 @@ const DESCEND_SHARE: f64 = 0.7;
 const BOILERPLATE_SHARE_MAX: f64 = 0.3;
 
 /// Shortest paragraph counted as prose, in characters.
-const PARA_MIN: u32 = 40;
+const PARA_MIN: u32 = 80;
 
 /// Share of a page's text in paragraphs that makes it a page of prose.
 const PROSE_SHARE: f64 = 0.15;
