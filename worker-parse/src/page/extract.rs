@@ -27,8 +27,8 @@
 //!    paragraph; not on a listing, whose items are links. The heading that
 //!    repeats the document's title goes too (the title is returned apart).
 //!
-//! Measured with `tests/bench/extract.sh` (README): F1 0.944 on articles,
-//! 0.757 on mixed pages (anchors 0.963 and 0.763). The constants below were
+//! Measured with `tests/bench/extract.sh` (README): F1 0.947 on articles,
+//! 0.765 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
 use html5ever::{LocalName, local_name};
