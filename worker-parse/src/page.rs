@@ -1,9 +1,16 @@
 //! Fetched documents: bytes and a declared media type in, the main content
 //! as Markdown out (design §3.2, §9; LIM-F12).
 //!
-//! This is the interface the fetch pipeline calls. The HTML extraction
-//! behind it is being written (issue 6); until it lands, HTML documents
-//! answer [`PageResult::NoContent`], and plain text and Markdown pass through.
+//! This is the interface the fetch pipeline calls. Behind it: media types
+//! checked against the bytes (`sniff`), charsets (`charset`), a bounded
+//! HTML parse (`dom`), main-content extraction (`extract`) and our own
+//! Markdown rendering (`markdown`).
+
+mod charset;
+mod dom;
+mod extract;
+mod markdown;
+mod sniff;
 
 /// One fetched document.
 #[derive(Debug, Clone, Copy)]
@@ -51,21 +58,102 @@ pub struct Page {
 pub const MEDIA_TYPE_MAX: usize = 100;
 
 /// Reads one document.
+///
+/// HTML and XHTML become their main content as Markdown; plain text and
+/// Markdown pass through decoded. A body whose bytes are binary (a PDF, an
+/// image, an archive) is [`PageResult::Unsupported`] whatever its declared
+/// type; a body without a `Content-Type` is sniffed.
+///
+/// An HTML page whose main content has no letter or digit at all (an empty
+/// script shell, a page that is only navigation, a bare form) is
+/// [`PageResult::NoContent`]: the fetch answers `unsupported_content` with
+/// `extraction_failed` rather than an empty success (REQ-PAGE-006).
 pub fn read_page(input: &PageInput<'_>) -> PageResult {
-    let media_type = input
+    let declared = input
         .content_type
-        .and_then(|v| v.split(';').next())
-        .map(|t| t.trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    match media_type.as_str() {
-        "text/plain" | "text/markdown" => PageResult::Page(Page {
+        .map(sniff::essence)
+        .filter(|e| !e.is_empty());
+    let kind = match declared.as_deref() {
+        Some(t) => match sniff::declared_kind(t) {
+            Some(kind) => kind,
+            None => return unsupported(t),
+        },
+        None => {
+            if let Some(t) = sniff::binary_type(input.body) {
+                return unsupported(t);
+            }
+            sniff::text_kind(input.body)
+        }
+    };
+    if declared.is_some()
+        && let Some(t) = sniff::binary_type(input.body)
+    {
+        return unsupported(t);
+    }
+    let url = url::Url::parse(input.url).ok();
+    let host = url.as_ref().and_then(url::Url::host_str);
+    let text = charset::decode(
+        input.body,
+        input.content_type,
+        kind == sniff::Kind::Html,
+        host,
+    );
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match kind {
+        sniff::Kind::Text | sniff::Kind::Markdown => PageResult::Page(Page {
             title: None,
-            markdown: String::from_utf8_lossy(input.body).into_owned(),
+            markdown: text.to_owned(),
             partial: false,
         }),
-        "" | "text/html" | "application/xhtml+xml" => PageResult::NoContent,
-        other => PageResult::Unsupported {
-            media_type: other.chars().take(MEDIA_TYPE_MAX).collect(),
-        },
+        sniff::Kind::Html => read_html(text, url.as_ref()),
     }
 }
+
+/// Parses, extracts and renders an HTML document.
+fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
+    let first = read_dom(html, url, false);
+    let words = first
+        .as_ref()
+        .map_or(0, |p| p.markdown.split_whitespace().count());
+    if words >= LENIENT_BELOW_WORDS {
+        return first.map_or(PageResult::NoContent, PageResult::Page);
+    }
+    // Little or nothing: perhaps a page whose content waits for a script
+    // (in <noscript>, or hidden by an inline style until revealed).
+    let second = read_dom(html, url, true);
+    let better = match (&first, &second) {
+        (_, None) => first,
+        (None, Some(_)) => second,
+        (Some(_), Some(s)) if s.markdown.split_whitespace().count() >= 2 * words.max(1) => second,
+        _ => first,
+    };
+    better.map_or(PageResult::NoContent, PageResult::Page)
+}
+
+/// A page read with words below this count is read again leniently.
+const LENIENT_BELOW_WORDS: usize = 50;
+
+/// One extraction try: `None` when it finds no content.
+fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> Option<Page> {
+    let dom = dom::parse(html, !lenient);
+    let found = extract::extract(&dom, lenient);
+    let markdown = markdown::render(&dom, found.root, &found.skip, url);
+    markdown.chars().any(char::is_alphanumeric).then(|| Page {
+        title: dom.title(),
+        markdown,
+        partial: dom.partial,
+    })
+}
+
+fn unsupported(media_type: &str) -> PageResult {
+    let mut end = media_type.len().min(MEDIA_TYPE_MAX);
+    while !media_type.is_char_boundary(end) {
+        end -= 1;
+    }
+    PageResult::Unsupported {
+        media_type: media_type[..end].to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

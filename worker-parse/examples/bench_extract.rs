@@ -1,0 +1,91 @@
+//! Extraction benchmark: runs `read_page` over a page set with ground truth
+//! (`articles/`, `mixed/` of the bench folder), writes the predictions in
+//! the scorer's format and prints the throughput.
+//!
+//! ```text
+//! cargo run --release --locked -p rypsok-worker-parse --example bench_extract -- BENCH_DIR OUT_DIR
+//! ```
+//!
+//! For each set it writes `OUT_DIR/<set>.json` (`{"<id>": {"articleBody": …}}`)
+//! and prints one line: pages, MB, and the median over five timed passes of
+//! pages per second and MB per second (extraction only, pages in memory).
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use rypsok_worker_parse::page::{PageInput, PageResult, read_page};
+
+const PASSES: usize = 5;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    assert!(args.len() == 3, "usage: bench_extract BENCH_DIR OUT_DIR");
+    let bench = Path::new(&args[1]);
+    let out = Path::new(&args[2]);
+    std::fs::create_dir_all(out).expect("create OUT_DIR");
+    for set in ["articles", "mixed"] {
+        run_set(&bench.join(set), &out.join(format!("{set}.json")), set);
+    }
+}
+
+fn run_set(dir: &Path, pred_path: &Path, set: &str) {
+    let truth: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(dir.join("ground-truth.json")).expect("ground truth"),
+    )
+    .expect("ground truth JSON");
+    let mut pages = Vec::new();
+    for (id, v) in &truth {
+        let gz = std::fs::read(dir.join("html").join(format!("{id}.html.gz"))).expect("page");
+        let mut body = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut body)
+            .expect("gunzip");
+        let url = v
+            .get("url")
+            .and_then(|u| u.as_str())
+            .unwrap_or("")
+            .to_owned();
+        pages.push((id.clone(), url, body));
+    }
+    let bytes: usize = pages.iter().map(|p| p.2.len()).sum();
+    let mut preds = serde_json::Map::new();
+    let mut times = Vec::new();
+    let (mut partial, mut empty) = (0, 0);
+    for pass in 0..PASSES {
+        let start = Instant::now();
+        for (id, url, body) in &pages {
+            let result = read_page(&PageInput {
+                body,
+                content_type: Some("text/html"),
+                url,
+            });
+            if pass == 0 {
+                let text = match result {
+                    PageResult::Page(p) => {
+                        partial += usize::from(p.partial);
+                        p.markdown
+                    }
+                    _ => {
+                        empty += 1;
+                        String::new()
+                    }
+                };
+                preds.insert(id.clone(), serde_json::json!({ "articleBody": text }));
+            }
+        }
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[PASSES / 2];
+    std::fs::write(pred_path, serde_json::to_vec(&preds).expect("JSON"))
+        .expect("write predictions");
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "{set}: {} pages, {mb:.1} MB, {:.0} pages/s, {:.1} MB/s (median of {PASSES}); {partial} partial, {empty} without content",
+        pages.len(),
+        pages.len() as f64 / median,
+        mb / median,
+    );
+}

@@ -1,0 +1,448 @@
+//! A small arena DOM filled by html5ever, with the LIM-F12 bounds enforced
+//! while parsing.
+//!
+//! html5ever's tree builder scans its stack of open elements for many tags,
+//! so its cost grows with the square of the nesting depth: a page of 20 000
+//! nested elements would take seconds if parsed whole. Our own `TreeSink`
+//! refuses nodes past the bounds and raises a flag, and the input is fed in
+//! small chunks, so parsing stops within one chunk of the cut. (No crate on
+//! html5ever offers bounds, which is why this sink is hand-written.)
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+
+use html5ever::interface::tree_builder::{
+    ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink,
+};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tree_builder::TreeBuilderOpts;
+use html5ever::{
+    Attribute, LocalName, Namespace, ParseOpts, QualName, local_name, ns, parse_document,
+};
+use rypsok_proto::limits;
+
+/// Index of a node in [`Dom::nodes`].
+pub(crate) type NodeId = usize;
+
+/// The document node's index.
+pub(crate) const DOCUMENT: NodeId = 0;
+
+/// Bytes of decoded text handed to the parser at a time: parsing overruns a
+/// bound by at most one chunk.
+const CHUNK: usize = 4096;
+
+/// One node of the tree.
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub(crate) parent: Option<NodeId>,
+    pub(crate) first_child: Option<NodeId>,
+    pub(crate) last_child: Option<NodeId>,
+    pub(crate) prev: Option<NodeId>,
+    pub(crate) next: Option<NodeId>,
+    pub(crate) data: Data,
+    /// Depth below the document when attached (the document is 0).
+    depth: u32,
+}
+
+/// What a node is.
+#[derive(Debug)]
+pub(crate) enum Data {
+    Document,
+    Element(Element),
+    Text(String),
+    /// Comments, processing instructions, template contents: never read.
+    Other,
+}
+
+/// An element: its name and the few attributes extraction reads.
+#[derive(Debug)]
+pub(crate) struct Element {
+    pub(crate) name: QualName,
+    pub(crate) attrs: Vec<(LocalName, String)>,
+}
+
+impl Element {
+    pub(crate) fn attr(&self, name: &LocalName) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn has_attr(&self, name: &LocalName) -> bool {
+        self.attrs.iter().any(|(n, _)| n == name)
+    }
+
+    /// The local name when the element is in the HTML namespace.
+    pub(crate) fn html_name(&self) -> Option<&LocalName> {
+        (self.name.ns == ns!(html)).then_some(&self.name.local)
+    }
+}
+
+/// Attributes kept; all others are dropped as they are parsed.
+fn kept_attr(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("id")
+            | local_name!("class")
+            | local_name!("style")
+            | local_name!("hidden")
+            | local_name!("aria-hidden")
+            | local_name!("role")
+            | local_name!("href")
+            | local_name!("alt")
+            | local_name!("colspan")
+            | local_name!("type")
+            | local_name!("itemprop")
+    ) || &**name == "data-lang"
+        || &**name == "data-language"
+}
+
+/// Longest attribute value kept (a class list, a style, a link target);
+/// longer ones are cut at a character boundary.
+const ATTR_MAX: usize = 2048;
+
+/// A parsed document.
+#[derive(Debug)]
+pub(crate) struct Dom {
+    pub(crate) nodes: Vec<Node>,
+    /// A LIM-F12 bound was hit: the tree holds the content before the cut.
+    pub(crate) partial: bool,
+}
+
+impl Dom {
+    pub(crate) fn element(&self, id: NodeId) -> Option<&Element> {
+        match &self.nodes[id].data {
+            Data::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The children of `id`, in order.
+    pub(crate) fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            dom: self,
+            next: self.nodes[id].first_child,
+        }
+    }
+
+    /// The first `<title>` text, whitespace collapsed.
+    pub(crate) fn title(&self) -> Option<String> {
+        let id = (0..self.nodes.len()).find(|&i| {
+            self.element(i)
+                .and_then(Element::html_name)
+                .is_some_and(|n| *n == local_name!("title"))
+        })?;
+        let mut out = String::new();
+        for c in self.children(id) {
+            if let Data::Text(t) = &self.nodes[c].data {
+                out.push_str(t);
+            }
+        }
+        let title = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!title.is_empty()).then_some(title)
+    }
+}
+
+/// Iterator over a node's children.
+#[derive(Debug)]
+pub(crate) struct Children<'a> {
+    dom: &'a Dom,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = self.dom.nodes[id].next;
+        Some(id)
+    }
+}
+
+/// Parses decoded HTML into a [`Dom`], stopping at the LIM-F12 bounds.
+///
+/// `scripting` says whether the parser acts as a browser running scripts
+/// (then `<noscript>` content is raw text) or not (then it is markup).
+pub(crate) fn parse(html: &str, scripting: bool) -> Dom {
+    parse_bounded(
+        html,
+        scripting,
+        usize::try_from(limits::HTML_MAX_NODES).unwrap_or(usize::MAX),
+        limits::HTML_MAX_DEPTH,
+    )
+}
+
+/// [`parse`] with explicit bounds (tests use small ones).
+pub(crate) fn parse_bounded(html: &str, scripting: bool, max_nodes: usize, max_depth: u32) -> Dom {
+    let sink = Sink {
+        nodes: RefCell::new(vec![Node {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev: None,
+            next: None,
+            data: Data::Document,
+            depth: 0,
+        }]),
+        max_nodes,
+        max_depth,
+        cut: Cell::new(false),
+    };
+    let opts = ParseOpts {
+        tree_builder: TreeBuilderOpts {
+            scripting_enabled: scripting,
+            ..TreeBuilderOpts::default()
+        },
+        ..ParseOpts::default()
+    };
+    let mut parser = parse_document(sink, opts);
+    let mut rest = html;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(CHUNK);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, tail) = rest.split_at(end);
+        parser.process(StrTendril::from_slice(chunk));
+        rest = tail;
+        if parser.tokenizer.sink.sink.cut.get() {
+            break;
+        }
+    }
+    parser.finish()
+}
+
+struct Sink {
+    nodes: RefCell<Vec<Node>>,
+    max_nodes: usize,
+    max_depth: u32,
+    cut: Cell<bool>,
+}
+
+/// An element name handed to the tree builder (atoms: cloning is cheap).
+#[derive(Debug)]
+struct Name(QualName);
+
+impl ElemName for Name {
+    fn ns(&self) -> &Namespace {
+        &self.0.ns
+    }
+    fn local_name(&self) -> &LocalName {
+        &self.0.local
+    }
+}
+
+impl Sink {
+    fn new_node(&self, data: Data) -> NodeId {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(Node {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev: None,
+            next: None,
+            data,
+            depth: 0,
+        });
+        nodes.len() - 1
+    }
+
+    /// Whether `child` may be attached below `parent`; raises the cut flag
+    /// when a bound forbids it.
+    fn admits(&self, nodes: &[Node], parent: NodeId) -> bool {
+        if nodes.len() > self.max_nodes || nodes[parent].depth >= self.max_depth {
+            self.cut.set(true);
+            return false;
+        }
+        true
+    }
+
+    fn detach(nodes: &mut [Node], id: NodeId) {
+        let (parent, prev, next) = (nodes[id].parent, nodes[id].prev, nodes[id].next);
+        match prev {
+            Some(p) => nodes[p].next = next,
+            None => {
+                if let Some(par) = parent {
+                    nodes[par].first_child = next;
+                }
+            }
+        }
+        match next {
+            Some(n) => nodes[n].prev = prev,
+            None => {
+                if let Some(par) = parent {
+                    nodes[par].last_child = prev;
+                }
+            }
+        }
+        let node = &mut nodes[id];
+        node.parent = None;
+        node.prev = None;
+        node.next = None;
+    }
+
+    /// Inserts `child` under `parent`, before `before` (or last).
+    fn insert(nodes: &mut [Node], parent: NodeId, child: NodeId, before: Option<NodeId>) {
+        Self::detach(nodes, child);
+        let prev = match before {
+            Some(b) => nodes[b].prev,
+            None => nodes[parent].last_child,
+        };
+        nodes[child].parent = Some(parent);
+        nodes[child].prev = prev;
+        nodes[child].next = before;
+        nodes[child].depth = nodes[parent].depth + 1;
+        match prev {
+            Some(p) => nodes[p].next = Some(child),
+            None => nodes[parent].first_child = Some(child),
+        }
+        match before {
+            Some(b) => nodes[b].prev = Some(child),
+            None => nodes[parent].last_child = Some(child),
+        }
+    }
+
+    /// Appends text or a node under `parent` before `before`, merging text
+    /// with a text node right before the insertion point.
+    fn place(&self, parent: NodeId, before: Option<NodeId>, child: NodeOrText<NodeId>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if !self.admits(&nodes, parent) {
+            return;
+        }
+        match child {
+            NodeOrText::AppendText(text) => {
+                let prev = match before {
+                    Some(b) => nodes[b].prev,
+                    None => nodes[parent].last_child,
+                };
+                if let Some(p) = prev
+                    && let Data::Text(t) = &mut nodes[p].data
+                {
+                    t.push_str(&text);
+                    return;
+                }
+                nodes.push(Node {
+                    parent: None,
+                    first_child: None,
+                    last_child: None,
+                    prev: None,
+                    next: None,
+                    data: Data::Text(text.to_string()),
+                    depth: 0,
+                });
+                let id = nodes.len() - 1;
+                Self::insert(&mut nodes, parent, id, before);
+            }
+            NodeOrText::AppendNode(id) => Self::insert(&mut nodes, parent, id, before),
+        }
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = NodeId;
+    type Output = Dom;
+    type ElemName<'a> = Name;
+
+    fn finish(self) -> Dom {
+        Dom {
+            nodes: self.nodes.into_inner(),
+            partial: self.cut.get(),
+        }
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeId {
+        DOCUMENT
+    }
+
+    fn elem_name(&self, target: &NodeId) -> Name {
+        match &self.nodes.borrow()[*target].data {
+            Data::Element(e) => Name(e.name.clone()),
+            // The tree builder asks only for elements' names; an unnamed
+            // element is harmless.
+            _ => Name(QualName::new(None, ns!(html), local_name!(""))),
+        }
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        let attrs = attrs
+            .into_iter()
+            .filter(|a| a.name.ns == ns!() && kept_attr(&a.name.local))
+            .map(|a| {
+                let mut v: &str = &a.value;
+                if v.len() > ATTR_MAX {
+                    let mut end = ATTR_MAX;
+                    while !v.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    v = &v[..end];
+                }
+                (a.name.local, v.to_owned())
+            })
+            .collect();
+        self.new_node(Data::Element(Element { name, attrs }))
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> NodeId {
+        self.new_node(Data::Other)
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
+        self.new_node(Data::Other)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        self.place(*parent, None, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        let has_parent = self.nodes.borrow()[*element].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, _target: &NodeId) -> NodeId {
+        // Template contents are never rendered: a detached node collects them.
+        self.new_node(Data::Other)
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        let parent = self.nodes.borrow()[*sibling].parent;
+        if let Some(parent) = parent {
+            self.place(parent, Some(*sibling), new_node);
+        }
+    }
+
+    fn add_attrs_if_missing(&self, _target: &NodeId, _attrs: Vec<Attribute>) {
+        // Only `<html>` and `<body>` get attributes this way; none matter.
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        Sink::detach(&mut self.nodes.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        let mut nodes = self.nodes.borrow_mut();
+        while let Some(c) = nodes[*node].first_child {
+            Self::insert(&mut nodes, *new_parent, c, None);
+        }
+    }
+}

@@ -1,0 +1,658 @@
+//! Markdown rendering of the extracted content (REQ-PAGE-002).
+//!
+//! Our own, because the contract needs what no converter crate gives
+//! together: a walk with an explicit stack (a deep page cannot overflow the
+//! thread's stack), list indentation capped, tables as Markdown only when
+//! they are tabular, links only with absolute http(s) targets, images as
+//! their alternative text, and no empty headings or stray markers.
+
+use std::collections::HashSet;
+
+use html5ever::{LocalName, local_name};
+use url::Url;
+
+use super::dom::{Data, Dom, Element, NodeId};
+
+/// Deepest list level that indents further; deeper items stay at this one.
+pub(crate) const LIST_INDENT_MAX: usize = 4;
+
+/// Longest link target kept; a longer one keeps its text only.
+const HREF_MAX: usize = 2048;
+
+/// Renders the subtree at `root`, leaving out nodes marked in `skip`.
+pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>) -> String {
+    let mut r = Renderer {
+        dom,
+        skip,
+        base,
+        out: String::new(),
+        line: String::new(),
+        containers: Vec::new(),
+        pending_item: None,
+        item_indent: Vec::new(),
+        alts: HashSet::new(),
+        last_was_item: false,
+        links: Vec::new(),
+        heading: None,
+    };
+    let mut stack = vec![Step::Enter(root)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Enter(id) => {
+                if skip[id] {
+                    continue;
+                }
+                match &dom.nodes[id].data {
+                    Data::Text(t) => r.text(t),
+                    Data::Element(e) => {
+                        if r.enter(id, e) {
+                            stack.push(Step::Exit(id));
+                            let mut child = dom.nodes[id].last_child;
+                            while let Some(c) = child {
+                                stack.push(Step::Enter(c));
+                                child = dom.nodes[c].prev;
+                            }
+                        }
+                    }
+                    Data::Document => {
+                        let mut child = dom.nodes[id].last_child;
+                        while let Some(c) = child {
+                            stack.push(Step::Enter(c));
+                            child = dom.nodes[c].prev;
+                        }
+                    }
+                    Data::Other => {}
+                }
+            }
+            Step::Exit(id) => {
+                if let Some(e) = dom.element(id) {
+                    r.exit(e);
+                }
+            }
+        }
+    }
+    r.flush();
+    r.out
+}
+
+enum Step {
+    Enter(NodeId),
+    Exit(NodeId),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Container {
+    List { ordered: bool, next: u32 },
+    Quote,
+}
+
+struct Renderer<'a> {
+    dom: &'a Dom,
+    skip: &'a [bool],
+    base: Option<&'a Url>,
+    out: String,
+    /// The block being filled, whitespace already collapsed.
+    line: String,
+    containers: Vec<Container>,
+    /// The marker of a list item whose first block is not yet written.
+    pending_item: Option<String>,
+    /// For each open list item, the indentation of its later blocks.
+    item_indent: Vec<String>,
+    /// Image alternative texts already written (see [`Renderer::first_alt`]).
+    alts: HashSet<String>,
+    last_was_item: bool,
+    /// Open links: where their text starts in `line`, and their target.
+    links: Vec<(usize, Option<String>)>,
+    /// The level of the heading being filled.
+    heading: Option<usize>,
+}
+
+fn heading_level(name: &LocalName) -> Option<usize> {
+    Some(match *name {
+        local_name!("h1") => 1,
+        local_name!("h2") => 2,
+        local_name!("h3") => 3,
+        local_name!("h4") => 4,
+        local_name!("h5") => 5,
+        local_name!("h6") => 6,
+        _ => return None,
+    })
+}
+
+fn is_block(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("address")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("body")
+            | local_name!("caption")
+            | local_name!("center")
+            | local_name!("dd")
+            | local_name!("details")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("dt")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("form")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("hr")
+            | local_name!("li")
+            | local_name!("main")
+            | local_name!("nav")
+            | local_name!("ol")
+            | local_name!("p")
+            | local_name!("pre")
+            | local_name!("section")
+            | local_name!("summary")
+            | local_name!("table")
+            | local_name!("tbody")
+            | local_name!("thead")
+            | local_name!("tfoot")
+            | local_name!("tr")
+            | local_name!("ul")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
+impl Renderer<'_> {
+    /// Whether an image's alternative text is new on the page. A carousel
+    /// repeats one product's name on every picture, often numbered
+    /// ("Helmet 0", "Helmet 1"), a site its logo's: each is written once.
+    fn first_alt(&mut self, alt: &str) -> bool {
+        let mut key = String::new();
+        push_collapsed(&mut key, &alt.to_lowercase());
+        let key = key
+            .trim_end()
+            .trim_end_matches(|c: char| c.is_ascii_digit());
+        let key = key.trim_end().to_owned();
+        !key.is_empty() && self.alts.insert(key)
+    }
+
+    /// Appends text with whitespace collapsed.
+    fn text(&mut self, t: &str) {
+        push_collapsed(&mut self.line, t);
+    }
+
+    /// Handles an element's start; returns whether to walk its children.
+    fn enter(&mut self, id: NodeId, e: &Element) -> bool {
+        let Some(name) = e.html_name() else {
+            return false;
+        };
+        if let Some(level) = heading_level(name) {
+            self.flush();
+            self.heading = Some(level);
+            return true;
+        }
+        match *name {
+            local_name!("br") => {
+                trim_end_spaces(&mut self.line);
+                self.line.push('\n');
+                false
+            }
+            local_name!("img") => {
+                if let Some(alt) = e.attr(&local_name!("alt"))
+                    && self.first_alt(alt)
+                {
+                    push_collapsed(&mut self.line, alt);
+                    push_collapsed(&mut self.line, " ");
+                }
+                false
+            }
+            local_name!("a") => {
+                let target = e
+                    .attr(&local_name!("href"))
+                    .and_then(|h| absolute_http(self.base, h));
+                self.links.push((self.line.len(), target));
+                true
+            }
+            local_name!("code") | local_name!("kbd") | local_name!("samp") => {
+                push_collapsed(&mut self.line, "");
+                self.line.push('`');
+                true
+            }
+            local_name!("pre") => {
+                self.flush();
+                self.pre(id, e);
+                false
+            }
+            local_name!("table") => {
+                self.flush();
+                if let Some(rows) = self.tabular(id) {
+                    self.write_table(&rows);
+                    false
+                } else {
+                    true
+                }
+            }
+            local_name!("td") | local_name!("th") => {
+                push_collapsed(&mut self.line, " ");
+                true
+            }
+            local_name!("ul") | local_name!("ol") => {
+                self.flush();
+                self.containers.push(Container::List {
+                    ordered: *name == local_name!("ol"),
+                    next: 1,
+                });
+                true
+            }
+            local_name!("li") => {
+                self.flush();
+                let level = self
+                    .containers
+                    .iter()
+                    .filter(|c| matches!(c, Container::List { .. }))
+                    .count();
+                let marker = match self.containers.iter_mut().rev().find_map(|c| match c {
+                    Container::List { ordered, next } => Some((ordered, next)),
+                    Container::Quote => None,
+                }) {
+                    Some((true, next)) => {
+                        let m = format!("{next}. ");
+                        *next += 1;
+                        m
+                    }
+                    _ => "- ".to_owned(),
+                };
+                let indent = "  ".repeat(level.clamp(1, LIST_INDENT_MAX) - 1);
+                // An item that opens with a nested list ("- - text") keeps
+                // its own marker.
+                let item = match self.pending_item.take() {
+                    Some(outer) => format!("{outer}{marker}"),
+                    None => format!("{indent}{marker}"),
+                };
+                self.item_indent.push(" ".repeat(item.len()));
+                self.pending_item = Some(item);
+                true
+            }
+            local_name!("blockquote") => {
+                self.flush();
+                self.containers.push(Container::Quote);
+                true
+            }
+            _ if is_block(name) => {
+                self.flush();
+                true
+            }
+            _ => true,
+        }
+    }
+
+    fn exit(&mut self, e: &Element) {
+        let Some(name) = e.html_name() else { return };
+        if heading_level(name).is_some() {
+            self.flush();
+            return;
+        }
+        match *name {
+            local_name!("a") => {
+                if let Some((start, target)) = self.links.pop() {
+                    let start = start.min(self.line.len());
+                    let inner = self.line[start..].trim();
+                    if inner.is_empty() {
+                        self.line.truncate(start);
+                    } else if let Some(t) = target {
+                        let inner = inner.to_owned();
+                        let lead = self.line[start..].starts_with(' ');
+                        self.line.truncate(start);
+                        if lead {
+                            self.line.push(' ');
+                        }
+                        self.line.push('[');
+                        self.line.push_str(&inner.replace(['[', ']'], ""));
+                        self.line.push_str("](");
+                        self.line.push_str(&t);
+                        self.line.push(')');
+                    }
+                }
+            }
+            local_name!("code") | local_name!("kbd") | local_name!("samp") => {
+                if self.line.ends_with('`') {
+                    self.line.pop();
+                } else {
+                    trim_end_spaces(&mut self.line);
+                    self.line.push('`');
+                }
+            }
+            local_name!("ul") | local_name!("ol") | local_name!("blockquote") => {
+                self.flush();
+                self.containers.pop();
+                if *name != local_name!("blockquote") {
+                    self.pending_item = None;
+                }
+                if !self
+                    .containers
+                    .iter()
+                    .any(|c| matches!(c, Container::List { .. }))
+                {
+                    // The next block after a whole list is a paragraph apart.
+                    self.last_was_item = false;
+                }
+            }
+            local_name!("li") => {
+                self.flush();
+                self.pending_item = None;
+                self.item_indent.pop();
+            }
+            _ if is_block(name) => self.flush(),
+            _ => {}
+        }
+    }
+
+    /// Writes the block being filled, if it has any text.
+    fn flush(&mut self) {
+        // Links still open keep their text; their markers are dropped.
+        for l in &mut self.links {
+            l.0 = 0;
+        }
+        let heading = self.heading.take();
+        let text = std::mem::take(&mut self.line);
+        let lines: Vec<&str> = text
+            .split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        if lines.is_empty() || !lines.iter().any(|l| l.chars().any(char::is_alphanumeric)) {
+            return;
+        }
+        let mut block = String::new();
+        if let Some(level) = heading {
+            block.push_str(&"#".repeat(level));
+            block.push(' ');
+            block.push_str(&lines.join(" "));
+        } else {
+            block.push_str(&lines.join("  \n"));
+        }
+        self.write_block(&block);
+    }
+
+    /// Writes one block with the prefixes of its containers.
+    fn write_block(&mut self, block: &str) {
+        let quote = self
+            .containers
+            .iter()
+            .filter(|c| matches!(c, Container::Quote))
+            .count();
+        let quote_prefix = "> ".repeat(quote);
+        let item = self.pending_item.take();
+        let in_list = self
+            .containers
+            .iter()
+            .any(|c| matches!(c, Container::List { .. }));
+        // A later block of a list item: on the next line, indented under
+        // the item's text.
+        let continuation = match (&item, self.item_indent.last()) {
+            (None, Some(indent)) => Some(indent.clone()),
+            _ => None,
+        };
+        if !self.out.is_empty() {
+            if (item.is_some() || continuation.is_some()) && self.last_was_item {
+                self.out.push('\n');
+            } else {
+                self.out.push_str("\n\n");
+            }
+        }
+        let cont_indent = item
+            .as_ref()
+            .map(|m| " ".repeat(m.len()))
+            .or(continuation.clone())
+            .unwrap_or_default();
+        for (i, line) in block.split('\n').enumerate() {
+            if i > 0 {
+                self.out.push('\n');
+            }
+            self.out.push_str(&quote_prefix);
+            match (&item, i) {
+                (Some(m), 0) => self.out.push_str(m),
+                _ => self.out.push_str(&cont_indent),
+            }
+            self.out.push_str(line);
+        }
+        self.last_was_item =
+            item.is_some() || continuation.is_some() || (in_list && self.last_was_item);
+    }
+
+    /// A `<pre>` block as fenced code, with its language when marked.
+    fn pre(&mut self, id: NodeId, e: &Element) {
+        let mut code = String::new();
+        let mut lang = language(e);
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            if self.skip[n] && n != id {
+                continue;
+            }
+            match &self.dom.nodes[n].data {
+                Data::Text(t) => code.push_str(t),
+                Data::Element(el) => {
+                    if el.html_name() == Some(&local_name!("br")) {
+                        code.push('\n');
+                    }
+                    if lang.is_none() {
+                        lang = language(el);
+                    }
+                    let mut child = self.dom.nodes[n].last_child;
+                    while let Some(c) = child {
+                        stack.push(c);
+                        child = self.dom.nodes[c].prev;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let code = code.trim_matches('\n').trim_end();
+        if code.trim().is_empty() {
+            return;
+        }
+        let longest = longest_run(code, '`');
+        let fence = "`".repeat(longest.max(2) + 1);
+        let block = format!("{fence}{}\n{code}\n{fence}", lang.unwrap_or_default());
+        self.write_block(&block);
+    }
+
+    /// The rows of a table that is tabular: at least two rows, at least two
+    /// columns in one of them, and no table inside. Layout tables are
+    /// rendered as text.
+    fn tabular(&self, table: NodeId) -> Option<Vec<Vec<String>>> {
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut stack = vec![table];
+        while let Some(n) = stack.pop() {
+            if self.skip[n] {
+                continue;
+            }
+            let Some(name) = self.dom.element(n).and_then(Element::html_name) else {
+                continue;
+            };
+            match *name {
+                local_name!("table") if n != table => return None,
+                local_name!("tr") => {
+                    let mut cells = Vec::new();
+                    for c in self.dom.children(n) {
+                        if self.skip[c] {
+                            continue;
+                        }
+                        let Some(el) = self.dom.element(c) else {
+                            continue;
+                        };
+                        let Some(cn) = el.html_name() else { continue };
+                        if *cn == local_name!("td") || *cn == local_name!("th") {
+                            let text = self.inline_text(c)?;
+                            let span = el
+                                .attr(&local_name!("colspan"))
+                                .and_then(|s| s.trim().parse::<usize>().ok())
+                                .unwrap_or(1)
+                                .clamp(1, 20);
+                            cells.push(text);
+                            for _ in 1..span {
+                                cells.push(String::new());
+                            }
+                        }
+                    }
+                    if cells.iter().any(|c| !c.is_empty()) {
+                        rows.push(cells);
+                    }
+                }
+                _ => {
+                    let mut child = self.dom.nodes[n].last_child;
+                    while let Some(c) = child {
+                        stack.push(c);
+                        child = self.dom.nodes[c].prev;
+                    }
+                }
+            }
+        }
+        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        (rows.len() >= 2 && (2..=30).contains(&width)).then_some(rows)
+    }
+
+    /// A cell's text on one line; `None` when the cell holds block
+    /// structure a table cell cannot show (lists, code, a table).
+    fn inline_text(&self, cell: NodeId) -> Option<String> {
+        let mut out = String::new();
+        let mut stack = vec![cell];
+        while let Some(n) = stack.pop() {
+            if self.skip[n] {
+                continue;
+            }
+            match &self.dom.nodes[n].data {
+                Data::Text(t) => push_collapsed(&mut out, t),
+                Data::Element(e) => {
+                    match e.html_name().cloned() {
+                        Some(
+                            local_name!("ul")
+                            | local_name!("ol")
+                            | local_name!("pre")
+                            | local_name!("table"),
+                        ) => {
+                            return None;
+                        }
+                        Some(local_name!("img")) => {
+                            if let Some(alt) = e.attr(&local_name!("alt")) {
+                                push_collapsed(&mut out, alt);
+                            }
+                        }
+                        Some(local_name!("br") | local_name!("p") | local_name!("div")) => {
+                            push_collapsed(&mut out, " ");
+                        }
+                        _ => {}
+                    }
+                    let mut child = self.dom.nodes[n].last_child;
+                    while let Some(c) = child {
+                        stack.push(c);
+                        child = self.dom.nodes[c].prev;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(out.trim().replace('|', "\\|"))
+    }
+
+    fn write_table(&mut self, rows: &[Vec<String>]) {
+        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let mut block = String::new();
+        for (i, row) in rows.iter().enumerate() {
+            block.push('|');
+            for c in 0..width {
+                block.push(' ');
+                block.push_str(row.get(c).map_or("", String::as_str));
+                block.push_str(" |");
+            }
+            if i == 0 {
+                block.push('\n');
+                block.push('|');
+                for _ in 0..width {
+                    block.push_str(" --- |");
+                }
+            }
+            if i + 1 < rows.len() {
+                block.push('\n');
+            }
+        }
+        self.write_block(&block);
+    }
+}
+
+/// The language a `<pre>` or `<code>` marks: `class="language-x"`,
+/// `lang-x`, `highlight-source-x`, or `data-lang`.
+fn language(e: &Element) -> Option<String> {
+    let from_class = e.attr(&local_name!("class")).and_then(|c| {
+        c.split_whitespace().find_map(|t| {
+            ["language-", "lang-", "highlight-source-", "highlight-"]
+                .iter()
+                .find_map(|p| t.strip_prefix(p))
+        })
+    });
+    let lang = from_class
+        .or_else(|| {
+            e.attrs
+                .iter()
+                .find(|(n, _)| &**n == "data-lang" || &**n == "data-language")
+                .map(|(_, v)| v.as_str())
+        })?
+        .trim();
+    (!lang.is_empty()
+        && lang.len() <= 32
+        && lang
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | '#' | '.')))
+    .then(|| lang.to_ascii_lowercase())
+}
+
+fn longest_run(s: &str, ch: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for c in s.chars() {
+        if c == ch {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+/// `href` resolved against the page's URL, when the result is http(s).
+fn absolute_http(base: Option<&Url>, href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() || href.starts_with('#') {
+        return None;
+    }
+    let url = match base {
+        Some(b) => b.join(href).ok()?,
+        None => Url::parse(href).ok()?,
+    };
+    let s = url.as_str();
+    (matches!(url.scheme(), "http" | "https") && s.len() <= HREF_MAX && !s.contains([')', ' ']))
+        .then(|| s.to_owned())
+}
+
+/// Appends `t` to `out`, collapsing whitespace runs (also across the join)
+/// to one space, and dropping leading whitespace of a block.
+fn push_collapsed(out: &mut String, t: &str) {
+    for c in t.chars() {
+        if c.is_whitespace() {
+            if !(out.is_empty() || out.ends_with(' ') || out.ends_with('\n')) {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+fn trim_end_spaces(s: &mut String) {
+    while s.ends_with(' ') {
+        s.pop();
+    }
+}
