@@ -78,6 +78,7 @@ impl Adapter {
     async fn dispatch(&self, name: &str, args: &JsonObject) -> Option<ToolOutput> {
         Some(match name {
             "web_search" => self.services.web_search(args).await,
+            "web_fetch" => self.services.web_fetch(args).await,
             "engine_status" => self.services.engine_status(args).await,
             _ => return None,
         })

@@ -75,6 +75,38 @@ pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
     }
 }
 
+/// Cleans a document's decoded text (a fetched page's Markdown): invisible
+/// and control characters removed and counted, joiners kept only where they
+/// carry orthography, NFC, like [`clean_decoded_text`], but the layout
+/// stays: line ends become `\n`, tabs stay, other whitespace becomes a
+/// space, nothing is collapsed and nothing is cut (the caller windows the
+/// text). Cleaning cleaned text changes nothing.
+pub(crate) fn clean_document_text(text: &str) -> Cleaned {
+    let mut kept = Vec::with_capacity(text.len());
+    let mut removed = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // CR LF is one line end; a lone CR is one too.
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => kept.push('\n'),
+            '\n' | '\t' => kept.push(c),
+            _ => match classify(c) {
+                CharClass::Keep | CharClass::Joiner => kept.push(c),
+                CharClass::Space => kept.push(' '),
+                CharClass::Remove => removed += 1,
+            },
+        }
+    }
+    let visible: Vec<char> = kept.into_iter().nfc().collect();
+    let (joined, dropped_joiners) = settle_joiners(&visible);
+    Cleaned {
+        text: joined.into_iter().collect(),
+        truncated: false,
+        removed: removed + dropped_joiners,
+    }
+}
+
 /// What the boundary does with one character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CharClass {

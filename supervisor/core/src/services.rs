@@ -75,6 +75,7 @@ pub struct Services {
     pub(crate) net: Arc<dyn NetPort>,
     pub(crate) parse: Arc<dyn ParsePort>,
     pub(crate) user_agent: String,
+    pub(crate) fetch: crate::fetch::FetchState,
     search_limit: RateLimit,
     status_limit: RateLimit,
 }
@@ -130,6 +131,7 @@ impl Services {
             );
         }
         Self {
+            fetch: crate::fetch::FetchState::new(&config),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
             config,
@@ -175,6 +177,13 @@ impl Services {
         let args = validate::search_args(&self.config, &served, args)?;
         self.search_limit.admit().map_err(rate_limited)?;
         crate::search::search(self, args, started).await
+    }
+
+    /// `web_fetch` (§3.2).
+    pub async fn web_fetch(&self, args: &Map<String, Value>) -> ToolOutput {
+        let started = Instant::now();
+        let args = validate::fetch_args(&self.config, args)?;
+        crate::fetch::fetch(self, args, started).await
     }
 
     /// `engine_status` (§3.3).
