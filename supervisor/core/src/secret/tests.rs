@@ -1,0 +1,191 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+const CORPUS: &str = include_str!("../../testdata/secret/secrets.tsv");
+
+/// The kind a corpus format must be reported as.
+fn expected_kind(format: &str) -> Option<SecretKind> {
+    Some(match format {
+        "github_ghp" | "github_gho" | "github_ghu" | "github_ghs" | "github_ghr" => {
+            SecretKind::GithubToken
+        }
+        "github_fine_grained" => SecretKind::GithubFineGrainedToken,
+        "npm" => SecretKind::NpmToken,
+        "aws_access_key_id" | "aws_key_pair" => SecretKind::AwsAccessKeyId,
+        "gitlab_pat" | "gitlab_pat_routable" => SecretKind::GitlabToken,
+        "slack_bot" | "slack_user" | "slack_app" => SecretKind::SlackToken,
+        "slack_webhook" => SecretKind::SlackWebhook,
+        "stripe_secret_live" | "stripe_restricted_live" | "stripe_secret_test" => {
+            SecretKind::StripeSecretKey
+        }
+        "google_api_key" => SecretKind::GoogleApiKey,
+        "openai_project" | "openai_legacy" => SecretKind::OpenaiApiKey,
+        "anthropic_api" | "anthropic_admin" => SecretKind::AnthropicApiKey,
+        "pypi" => SecretKind::PypiToken,
+        "jwt" => SecretKind::Jwt,
+        "pem_private_key" => SecretKind::PrivateKey,
+        "azure_ad_client_secret" => SecretKind::AzureClientSecret,
+        "azure_storage_connection_string" => SecretKind::AzureStorageKey,
+        "twilio_api_key_pair" => SecretKind::TwilioApiSecret,
+        "sendgrid" => SecretKind::SendgridApiKey,
+        "huggingface" => SecretKind::HuggingfaceToken,
+        "digitalocean_pat" => SecretKind::DigitaloceanToken,
+        "shopify_access_token" => SecretKind::ShopifyToken,
+        "databricks" => SecretKind::DatabricksToken,
+        "telegram_bot_token" => SecretKind::TelegramBotToken,
+        "discord_webhook" => SecretKind::DiscordWebhook,
+        _ => return None,
+    })
+}
+
+fn decode_corpus_string(b64: &str) -> String {
+    let chars: Vec<char> = b64.trim_end_matches('=').chars().collect();
+    String::from_utf8(base64_decode(&chars).unwrap()).unwrap()
+}
+
+// Verifies: REQ-PRIV-002, REQ-TEST-008 (every line of the secrets corpus, both tiers)
+#[test]
+fn the_secrets_corpus_passes_line_by_line() {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (n, line) in CORPUS.lines().enumerate() {
+        if line.starts_with('#') || line.starts_with("format\t") || line.is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (format, text, should) = (cols[0], decode_corpus_string(cols[1]), cols[2] == "yes");
+        cases += 1;
+        let found = find(&text);
+        let ok = if should {
+            let want = expected_kind(format);
+            found.iter().any(|f| Some(f.kind) == want)
+        } else {
+            found.is_empty()
+        };
+        if !ok {
+            failures.push(format!(
+                "line {}: {format} ({}) found {found:?}",
+                n + 1,
+                cols[4]
+            ));
+        }
+    }
+    assert_eq!(cases, 79, "the corpus has 79 cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A GitHub classic token built here, from entropy and its checksum, so no
+/// checksum-valid token is written in the repository.
+fn built_token(prefix: &str, entropy: &str) -> String {
+    assert_eq!(entropy.len(), 30);
+    format!("{prefix}{entropy}{}", base62_6(crc32(entropy.as_bytes())))
+}
+
+// Verifies: REQ-PRIV-002 (the checksum of the format is computed as zlib does)
+#[test]
+fn crc32_matches_the_standard_check_value() {
+    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    assert_eq!(base62_6(0), "000000");
+    assert_eq!(base62_6(61), "00000z");
+    assert_eq!(base62_6(u32::MAX), "4gfFC3");
+}
+
+// Verifies: REQ-PRIV-002 (a token whose checksum fails is not a token)
+#[test]
+fn a_built_token_is_found_and_one_changed_character_is_not() {
+    let token = built_token("ghp_", "Q7rT2mZk9LxW4vB8nC1pD6sF3gH5jK");
+    let found = find(&token);
+    assert_eq!(
+        found,
+        vec![Finding {
+            kind: SecretKind::GithubToken,
+            position: 0,
+            len: 40
+        }]
+    );
+    let mut broken: Vec<char> = token.chars().collect();
+    broken[10] = if broken[10] == 'a' { 'b' } else { 'a' };
+    assert!(find(&broken.iter().collect::<String>()).is_empty());
+    let npm = built_token("npm_", "Q7rT2mZk9LxW4vB8nC1pD6sF3gH5jK");
+    assert_eq!(find(&npm)[0].kind, SecretKind::NpmToken);
+}
+
+// Verifies: REQ-PRIV-002 (positions count scalar values of the original text, invisible ones included)
+#[test]
+fn positions_count_characters_of_the_original_text() {
+    let token = built_token("gho_", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW0");
+    let mut hidden: Vec<char> = token.chars().collect();
+    hidden.insert(12, '\u{200B}');
+    hidden.insert(20, '\u{202E}');
+    let hidden: String = hidden.into_iter().collect();
+    let text = format!("é日本 {hidden} rest");
+    let found = find(&text);
+    assert_eq!(
+        found,
+        vec![Finding {
+            kind: SecretKind::GithubToken,
+            position: 4,
+            len: 42
+        }]
+    );
+    assert_eq!(mask(&text, &found), "é日本 [github_token] rest");
+}
+
+// Verifies: REQ-PRIV-002 (full-width letters read as ASCII)
+#[test]
+fn full_width_characters_are_read_as_ascii() {
+    let token = built_token("ghs_", "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0");
+    let wide: String = token
+        .chars()
+        .map(|c| char::from_u32(c as u32 + 0xFEE0).unwrap())
+        .collect();
+    assert_eq!(find(&wide)[0].kind, SecretKind::GithubToken);
+}
+
+// Verifies: REQ-PRIV-002 (mask replaces every finding and keeps the rest byte for byte)
+#[test]
+fn mask_replaces_each_finding_and_keeps_the_rest() {
+    let a = built_token("ghp_", "Q7rT2mZk9LxW4vB8nC1pD6sF3gH5jK");
+    let b = format!("AKIA{}", "Q2ZR7MXV4KPL3TWN");
+    let text = format!("why does {a} fail with {b}?");
+    let found = find(&text);
+    assert_eq!(found.len(), 2);
+    assert_eq!(
+        mask(&text, &found),
+        "why does [github_token] fail with [aws_access_key_id]?"
+    );
+    assert_eq!(mask("nothing here", &find("nothing here")), "nothing here");
+}
+
+// Verifies: REQ-SEC-016 (the kind vocabulary has one spelling per word)
+#[test]
+fn kinds_are_spelled_once_each() {
+    let mut names: Vec<&str> = SecretKind::ALL.iter().map(|k| k.as_str()).collect();
+    names.sort_unstable();
+    let len = names.len();
+    names.dedup();
+    assert_eq!(names.len(), len);
+    assert!(
+        names
+            .iter()
+            .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+    );
+}
+
+// Verifies: REQ-PRIV-002 (ordinary queries stay quiet)
+#[test]
+fn ordinary_queries_have_no_findings() {
+    for q in [
+        "rust async cancellation",
+        "how to rotate an AKIA key",
+        "ghp_ token format",
+        "sk-ant- prefix meaning",
+        "-----BEGIN PRIVATE KEY----- what is it",
+        "eyJhbGciOi decode",
+        "日本語の検索",
+        "",
+    ] {
+        assert!(find(q).is_empty(), "{q}");
+    }
+}
