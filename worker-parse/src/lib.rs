@@ -13,8 +13,8 @@ pub mod page;
 pub mod robots;
 
 use rypsok_proto::{
-    Confinement, Dispatch, FrameError, FromWorker, PageParse, ParseRequest, ParseResponse, WorkerHello,
-    WorkerKind, serve_requests, write_frame,
+    Confinement, Dispatch, FrameError, FromWorker, PageParse, ParseRequest, ParseResponse,
+    WorkerHello, WorkerKind, serve_requests, write_frame,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 

@@ -334,7 +334,9 @@ impl ToolError {
             DeniedReason::Egress => {
                 "the egress policy refuses this destination (an internal address, or a port that is not allowed)"
             }
-            DeniedReason::RobotsTxt => "the site's robots.txt does not allow rypsok to read this page",
+            DeniedReason::RobotsTxt => {
+                "the site's robots.txt does not allow rypsok to read this page"
+            }
             DeniedReason::Scheme => {
                 "the URL scheme is not allowed: use https (http only where the operator allows it)"
             }
@@ -344,7 +346,9 @@ impl ToolError {
             DeniedReason::CredentialInUrl => {
                 "the URL names a user; remove the credentials from the URL"
             }
-            DeniedReason::SecretInQuery => "the query looks like it carries a credential; remove it",
+            DeniedReason::SecretInQuery => {
+                "the query looks like it carries a credential; remove it"
+            }
             DeniedReason::SecretInUrl => {
                 "the URL looks like it carries a password or a credential; remove it"
             }
@@ -388,7 +392,8 @@ impl ToolError {
                 "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
             )
         };
-        let mut detail = json!({ "reason": UnavailableReason::HttpStatus.as_str(), "status": status });
+        let mut detail =
+            json!({ "reason": UnavailableReason::HttpStatus.as_str(), "status": status });
         if let (Some(ms), true, Some(map)) = (retry_after_ms, retryable, detail.as_object_mut()) {
             map.insert("retry_after_ms".to_owned(), json!(ms));
         }

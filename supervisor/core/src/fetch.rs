@@ -93,10 +93,11 @@ pub(crate) async fn fetch(
     let config = &services.config;
     let state = &services.fetch;
     let target = policy::check(&args.url, config, &state.returned, Strict::Check)
-        .inspect_err(|e| log_refusal(e))?;
-    state.rate.admit().map_err(|ms| {
-        ToolError::unavailable(UnavailableReason::RateLimited, Some(ms))
-    })?;
+        .inspect_err(log_refusal)?;
+    state
+        .rate
+        .admit()
+        .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
     let Ok(_permit) = state.in_flight.try_acquire() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };
@@ -116,16 +117,34 @@ pub(crate) async fn fetch(
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
-            let reason = e.detail.get("reason").and_then(Value::as_str).unwrap_or_default();
-            tracing::info!(event = "fetch_result", outcome = e.kind.as_str(), reason, "fetch failed");
+            let reason = e
+                .detail
+                .get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            tracing::info!(
+                event = "fetch_result",
+                outcome = e.kind.as_str(),
+                reason,
+                "fetch failed"
+            );
         }
     }
     outcome
 }
 
 fn log_refusal(e: &ToolError) {
-    let reason = e.detail.get("reason").and_then(Value::as_str).unwrap_or_default();
-    tracing::info!(event = "fetch_refused", kind = e.kind.as_str(), reason, "fetch refused by policy");
+    let reason = e
+        .detail
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    tracing::info!(
+        event = "fetch_refused",
+        kind = e.kind.as_str(),
+        reason,
+        "fetch refused by policy"
+    );
 }
 
 /// The hops, the status, the document.
@@ -143,9 +162,15 @@ async fn run(
         if config.fetch.robots_txt {
             robots::check(services, &target, network_deadline, call_deadline).await?;
         }
-        let response = exchange(services, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
-            .await
-            .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
+        let response = exchange(
+            services,
+            &target.url,
+            PAGE_ACCEPT,
+            max_bytes,
+            network_deadline,
+        )
+        .await
+        .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
         let Some(location) = redirect_location(&response) else {
             break response;
         };
@@ -180,7 +205,10 @@ async fn run(
     };
     let status = response.status;
     if status >= 400 {
-        return Err(ToolError::http_status(status, retry_after_ms(&response.headers)));
+        return Err(ToolError::http_status(
+            status,
+            retry_after_ms(&response.headers),
+        ));
     }
     if !(200..300).contains(&status) {
         return Err(ToolError::unavailable(UnavailableReason::Network, None));
@@ -204,7 +232,11 @@ async fn run(
         Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
         // No content, a parser that died on the document, or an answer to
         // another question: nothing could be extracted.
-        Ok(ParseResponse::Page(PageParse::NoContent) | ParseResponse::Engine(_) | ParseResponse::Robots(_))
+        Ok(
+            ParseResponse::Page(PageParse::NoContent)
+            | ParseResponse::Engine(_)
+            | ParseResponse::Robots(_),
+        )
         | Err(PortError::Unavailable | PortError::WorkerFailed) => {
             return Err(ToolError::extraction_failed());
         }
@@ -253,6 +285,13 @@ fn respond(
     let removed = (title.removed + content.removed) as u64;
     if removed > 0 {
         notices.push(Notice::counted(NoticeCode::CharactersRemoved, removed));
+    }
+    let flagged = [title.text.as_str(), window]
+        .into_iter()
+        .filter(|t| crate::instruction::is_instruction_like(t))
+        .count() as u64;
+    if flagged > 0 {
+        notices.push(Notice::counted(NoticeCode::InstructionLikeContent, flagged));
     }
     if partial {
         notices.push(Notice {

@@ -165,7 +165,9 @@ pub(crate) async fn search(
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
     services.fetch.record_returned(
         config,
-        results.iter().filter_map(|r| r.get("url").and_then(Value::as_str)),
+        results
+            .iter()
+            .filter_map(|r| r.get("url").and_then(Value::as_str)),
     );
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,

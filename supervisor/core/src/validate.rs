@@ -218,7 +218,10 @@ pub(crate) const FETCH_PARAMETERS: [&str; 3] = ["url", "max_chars", "start_char"
 /// Validates `web_fetch` arguments (REQ-FETCH-001, REQ-FETCH-003,
 /// REQ-FETCH-005). `start_char` is bounded by the byte limit: no content
 /// has more characters than LIM-F3 bytes.
-pub(crate) fn fetch_args(config: &Config, args: &Map<String, Value>) -> Result<FetchArgs, ToolError> {
+pub(crate) fn fetch_args(
+    config: &Config,
+    args: &Map<String, Value>,
+) -> Result<FetchArgs, ToolError> {
     refuse_unknown(args, &FETCH_PARAMETERS)?;
     let url = string(args, "url")?.ok_or_else(|| ToolError::missing("url"))?;
     if url.chars().count() > URL_MAX_CHARS {

@@ -90,7 +90,10 @@ pub(crate) fn check(
         Some(Host::Ipv4(addr)) => judge_literal(policy, IpAddr::V4(addr), port)?,
         Some(Host::Ipv6(addr)) => judge_literal(policy, IpAddr::V6(addr), port)?,
     };
-    if strict == Strict::Check && config.fetch.strict_mode && !admitted_in_strict_mode(&as_given, text, &host, port, policy, returned) {
+    if strict == Strict::Check
+        && config.fetch.strict_mode
+        && !admitted_in_strict_mode(&as_given, text, &host, port, policy, returned)
+    {
         return Err(ToolError::denied(DeniedReason::StrictMode));
     }
     Ok(Target {
@@ -107,7 +110,9 @@ fn judge_name(policy: &EgressPolicy, name: &str, port: u16) -> Result<(), ToolEr
     match policy.judge_name(name, port) {
         Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied(DeniedReason::Egress)),
         Some(_) => Ok(()),
-        None if DEFAULT_PORTS.contains(&port) || policy.allow.iter().any(|r| r.port.covers(port)) => {
+        None if DEFAULT_PORTS.contains(&port)
+            || policy.allow.iter().any(|r| r.port.covers(port)) =>
+        {
             Ok(())
         }
         None => Err(ToolError::denied(DeniedReason::Egress)),
@@ -143,18 +148,37 @@ fn admitted_in_strict_mode(
 /// Where the authority starts in `text`, in Unicode scalar values: the
 /// position a credential in it is reported at.
 fn authority_position(text: &str) -> u64 {
-    text.find("//")
-        .map_or(0, |i| text[..i].chars().count() + 2) as u64
+    text.find("//").map_or(0, |i| text[..i].chars().count() + 2) as u64
 }
 
-/// The secret check of §10 on a URL (REQ-PRIV-002). A URL cannot be masked
-/// without fetching another page, so `mask` refuses like `refuse`.
+/// The secret check of §10 on a URL (REQ-PRIV-002), reading through
+/// invisible characters. A URL cannot be masked without fetching another
+/// page, so `mask` refuses like `refuse`; `warn` logs (the kind, never the
+/// URL) and lets the call proceed.
 fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
-    match config.privacy.secret_detection {
-        SecretDetection::Off => Ok(()),
-        SecretDetection::Warn | SecretDetection::Refuse | SecretDetection::Mask => {
-            let _ = text;
+    let mode = config.privacy.secret_detection;
+    if mode == SecretDetection::Off {
+        return Ok(());
+    }
+    let Some(finding) = crate::secret::find(text).into_iter().next() else {
+        return Ok(());
+    };
+    match mode {
+        SecretDetection::Warn => {
+            tracing::warn!(
+                event = "secret_detected",
+                tool = "web_fetch",
+                kind = finding.kind.as_str(),
+                "a credential-shaped text is in the URL; proceeding as configured"
+            );
             Ok(())
+        }
+        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => {
+            Err(ToolError::denied_secret(
+                DeniedReason::SecretInUrl,
+                finding.kind.as_str(),
+                finding.position as u64,
+            ))
         }
     }
 }
@@ -173,7 +197,10 @@ pub(crate) const RETURNED_MAX: usize = 10_000;
 impl ReturnedUrls {
     /// Remembers `urls`, as returned and as the URL parser writes them.
     pub(crate) fn record<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
-        let mut guard = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let (set, order) = &mut *guard;
         for url in urls {
             let normal = Url::parse(url).map(String::from).ok();
@@ -191,7 +218,10 @@ impl ReturnedUrls {
     }
 
     fn contains(&self, url: &str) -> bool {
-        let guard = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         guard.0.contains(url)
     }
 }

@@ -47,7 +47,10 @@ struct Entry {
 impl RobotsCache {
     fn get(&self, origin: &str) -> Option<Arc<RobotsRules>> {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let fresh = Duration::from_secs(ROBOTS_FRESHNESS_S);
         match entries.get_mut(origin) {
             Some(entry) if entry.stored.elapsed() < fresh => {
@@ -64,7 +67,10 @@ impl RobotsCache {
 
     fn put(&self, origin: String, rules: Arc<RobotsRules>) {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if !entries.contains_key(&origin) && entries.len() >= ROBOTS_CACHE_HOSTS {
             let oldest = entries
                 .iter()
@@ -141,23 +147,27 @@ async fn rules_for(
         .map_err(|_| ToolError::denied(DeniedReason::Egress))?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
-        let response = match exchange(services, &url, "text/plain", max_bytes, network_deadline).await {
-            Ok(response) => response,
-            // A file too large to read or a broken answer: unreadable,
-            // so everything is disallowed.
-            Err(HopFailure::Net(NetFailure::TooLarge | NetFailure::Protocol)) => {
-                return Err(disallowed());
-            }
-            Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
-        };
+        let response =
+            match exchange(services, &url, "text/plain", max_bytes, network_deadline).await {
+                Ok(response) => response,
+                // A file too large to read or a broken answer: unreadable,
+                // so everything is disallowed.
+                Err(HopFailure::Net(NetFailure::TooLarge | NetFailure::Protocol)) => {
+                    return Err(disallowed());
+                }
+                Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
+            };
         let status = response.status;
         if let Some(location) = redirect_location(&response) {
-            let next = url
-                .join(location)
+            let next = url.join(location).ok().and_then(|next| {
+                policy::check(
+                    next.as_str(),
+                    &services.config,
+                    &services.fetch.returned,
+                    Strict::Skip,
+                )
                 .ok()
-                .and_then(|next| {
-                    policy::check(next.as_str(), &services.config, &services.fetch.returned, Strict::Skip).ok()
-                });
+            });
             match next {
                 Some(next) => {
                     url = next.url;
@@ -170,7 +180,9 @@ async fn rules_for(
             }
         }
         if (200..300).contains(&status) {
-            let request = ParseRequest::Robots { body: response.body };
+            let request = ParseRequest::Robots {
+                body: response.body,
+            };
             let rules = match services.parse.parse(request, call_deadline).await {
                 Ok(ParseResponse::Robots(rules)) => Arc::new(rules),
                 Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
