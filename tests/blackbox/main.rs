@@ -8,6 +8,9 @@
 //!   attributed results, partial answers, workers without environment.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
+//! - `fetch`: `web_fetch` against loopback sites reached through
+//!   `[egress] allow` rules and `[egress] hosts` names: robots.txt, redirects,
+//!   the byte and time bounds, statuses, media types, paging, refusals.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
 //! - `sandbox`: each worker's confinement as the kernel shows it
@@ -27,6 +30,7 @@ mod support;
 
 mod brave;
 mod cli;
+mod fetch;
 mod protocol;
 mod sandbox;
 mod search;
