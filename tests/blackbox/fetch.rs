@@ -231,8 +231,18 @@ fn started(sites: &[&Site], extra: &str) -> Server {
 #[test]
 fn reads_a_plain_text_page_after_robots_txt() {
     let site = Site::start();
-    site.page("/robots.txt", Page::new(200, "text/plain", "User-agent: *\nDisallow: /private\n"));
-    site.page("/page.txt", Page::new(200, "text/plain; charset=utf-8", "Hello, loopback.\nSecond line."));
+    site.page(
+        "/robots.txt",
+        Page::new(200, "text/plain", "User-agent: *\nDisallow: /private\n"),
+    );
+    site.page(
+        "/page.txt",
+        Page::new(
+            200,
+            "text/plain; charset=utf-8",
+            "Hello, loopback.\nSecond line.",
+        ),
+    );
     let mut server = started(&[&site], "");
     let url = format!("http://site0.test:{}/page.txt", site.port());
     let ok = fetch(&mut server, json!({ "url": url }));
@@ -242,10 +252,20 @@ fn reads_a_plain_text_page_after_robots_txt() {
     assert_eq!(ok["truncated"], false);
     assert_eq!(site.paths(), ["/robots.txt", "/page.txt"]);
     let headers = site.headers_of("/page.txt");
-    let ua = headers.iter().find(|(n, _)| n == "user-agent").map(|(_, v)| v.as_str());
+    let ua = headers
+        .iter()
+        .find(|(n, _)| n == "user-agent")
+        .map(|(_, v)| v.as_str());
     assert!(ua.is_some_and(|v| v.starts_with("rypsok/")), "{headers:?}");
-    assert!(headers.iter().all(|(n, _)| n != "cookie" && n != "authorization"));
-    let denied = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/private/x", site.port()) }));
+    assert!(
+        headers
+            .iter()
+            .all(|(n, _)| n != "cookie" && n != "authorization")
+    );
+    let denied = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/private/x", site.port()) }),
+    );
     assert_eq!(error_reason(&denied), "denied:robots_txt", "{denied}");
     assert!(!site.paths().contains(&"/private/x".to_owned()));
 }
@@ -259,9 +279,15 @@ fn robots_txt_404_allows_and_503_disallows() {
     closed.page("/robots.txt", Page::new(503, "text/plain", "down"));
     closed.page("/a", Page::new(200, "text/plain", "never read"));
     let mut server = started(&[&open, &closed], "");
-    let ok = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/a", open.port()) }));
+    let ok = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/a", open.port()) }),
+    );
     assert_eq!(ok["content"], "open site", "{ok}");
-    let denied = fetch(&mut server, json!({ "url": format!("http://site1.test:{}/a", closed.port()) }));
+    let denied = fetch(
+        &mut server,
+        json!({ "url": format!("http://site1.test:{}/a", closed.port()) }),
+    );
     assert_eq!(error_reason(&denied), "denied:robots_txt", "{denied}");
     assert!(!closed.paths().contains(&"/a".to_owned()));
 }
@@ -271,11 +297,20 @@ fn robots_txt_404_allows_and_503_disallows() {
 fn follows_a_same_host_redirect() {
     let site = Site::start();
     site.page("/old", Page::redirect(301, "/new"));
-    site.page("/new", Page::new(200, "text/markdown", "# Moved\n\nHere now."));
+    site.page(
+        "/new",
+        Page::new(200, "text/markdown", "# Moved\n\nHere now."),
+    );
     let mut server = started(&[&site], "");
-    let ok = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/old", site.port()) }));
+    let ok = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/old", site.port()) }),
+    );
     assert_eq!(ok["content"], "# Moved\n\nHere now.", "{ok}");
-    assert_eq!(ok["url"], json!(format!("http://site0.test:{}/new", site.port())));
+    assert_eq!(
+        ok["url"],
+        json!(format!("http://site0.test:{}/new", site.port()))
+    );
 }
 
 // Verifies: REQ-FETCH-006 (another host: redirected with the location, not followed)
@@ -287,7 +322,10 @@ fn returns_a_cross_host_redirect_as_redirected() {
     from.page("/away", Page::redirect(302, &location));
     to.page("/there", Page::new(200, "text/plain", "there"));
     let mut server = started(&[&from, &to], "");
-    let answer = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/away", from.port()) }));
+    let answer = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/away", from.port()) }),
+    );
     assert_eq!(answer["error"]["kind"], "redirected", "{answer}");
     assert_eq!(answer["error"]["detail"]["location"], json!(location));
     assert!(!to.paths().contains(&"/there".to_owned()));
@@ -300,7 +338,10 @@ fn a_redirect_loop_ends() {
     site.page("/a", Page::redirect(302, "/b"));
     site.page("/b", Page::redirect(302, "/a"));
     let mut server = started(&[&site], "");
-    let answer = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/a", site.port()) }));
+    let answer = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/a", site.port()) }),
+    );
     assert_eq!(error_reason(&answer), "unavailable:network", "{answer}");
     let hops = site.paths().iter().filter(|p| *p != "/robots.txt").count();
     assert_eq!(hops, 6);
@@ -310,9 +351,15 @@ fn a_redirect_loop_ends() {
 #[test]
 fn a_twelve_mebibyte_page_is_too_large() {
     let site = Site::start();
-    site.page("/big", Page::new(200, "text/plain", vec![b'x'; 12 * 1024 * 1024]));
+    site.page(
+        "/big",
+        Page::new(200, "text/plain", vec![b'x'; 12 * 1024 * 1024]),
+    );
     let mut server = started(&[&site], "");
-    let answer = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/big", site.port()) }));
+    let answer = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/big", site.port()) }),
+    );
     assert_eq!(answer["error"]["kind"], "too_large", "{answer}");
     assert_eq!(answer["error"]["detail"]["limit_bytes"], 5 * 1024 * 1024);
 }
@@ -325,7 +372,10 @@ fn a_one_byte_a_second_body_ends_with_deadline() {
     slow.trickle = Some(Duration::from_secs(1));
     site.page("/slow", slow);
     let mut server = started(&[&site], "");
-    let answer = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/slow", site.port()) }));
+    let answer = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/slow", site.port()) }),
+    );
     assert_eq!(error_reason(&answer), "unavailable:deadline", "{answer}");
 }
 
@@ -333,16 +383,39 @@ fn a_one_byte_a_second_body_ends_with_deadline() {
 #[test]
 fn error_statuses_are_unavailable_with_their_status() {
     let site = Site::start();
-    site.page("/busy", Page::new(503, "text/html", "<p>secret error page</p>").header("retry-after", "30"));
+    site.page(
+        "/busy",
+        Page::new(503, "text/html", "<p>secret error page</p>").header("retry-after", "30"),
+    );
     let mut server = started(&[&site], "");
-    let missing = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/missing", site.port()) }));
-    assert_eq!(error_reason(&missing), "unavailable:http_status", "{missing}");
+    let missing = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/missing", site.port()) }),
+    );
+    assert_eq!(
+        error_reason(&missing),
+        "unavailable:http_status",
+        "{missing}"
+    );
     assert_eq!(missing["error"]["detail"]["status"], 404);
-    assert!(missing["error"]["message"].as_str().unwrap().contains("will not help"));
-    let busy = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/busy", site.port()) }));
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("will not help")
+    );
+    let busy = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/busy", site.port()) }),
+    );
     assert_eq!(busy["error"]["detail"]["status"], 503, "{busy}");
     assert_eq!(busy["error"]["detail"]["retry_after_ms"], 30_000);
-    assert!(busy["error"]["message"].as_str().unwrap().ends_with("retry later"));
+    assert!(
+        busy["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("retry later")
+    );
     assert!(!busy.to_string().contains("secret error page"));
 }
 
@@ -354,7 +427,10 @@ fn binary_served_as_html_is_unsupported_content() {
     pdf.extend((0..4096u32).map(|i| (i * 7 % 256) as u8));
     site.page("/doc", Page::new(200, "text/html", pdf));
     let mut server = started(&[&site], "");
-    let answer = fetch(&mut server, json!({ "url": format!("http://site0.test:{}/doc", site.port()) }));
+    let answer = fetch(
+        &mut server,
+        json!({ "url": format!("http://site0.test:{}/doc", site.port()) }),
+    );
     assert_eq!(answer["error"]["kind"], "unsupported_content", "{answer}");
 }
 
@@ -377,14 +453,22 @@ fn a_name_answering_loopback_without_an_allow_rule_is_unavailable_network() {
 #[test]
 fn pages_through_a_document_window_by_window() {
     let site = Site::start();
-    let text: String = (0..1800).map(|i| if i % 61 == 60 { '\n' } else { 'é' }).collect();
-    site.page("/long", Page::new(200, "text/plain; charset=utf-8", text.clone()));
+    let text: String = (0..1800)
+        .map(|i| if i % 61 == 60 { '\n' } else { 'é' })
+        .collect();
+    site.page(
+        "/long",
+        Page::new(200, "text/plain; charset=utf-8", text.clone()),
+    );
     let mut server = started(&[&site], "");
     let url = format!("http://site0.test:{}/long", site.port());
     let mut whole = String::new();
     let mut start = 0;
     loop {
-        let ok = fetch(&mut server, json!({ "url": url, "max_chars": 500, "start_char": start }));
+        let ok = fetch(
+            &mut server,
+            json!({ "url": url, "max_chars": 500, "start_char": start }),
+        );
         whole.push_str(ok["content"].as_str().expect("content"));
         if ok["truncated"] == false {
             break;
@@ -394,5 +478,10 @@ fn pages_through_a_document_window_by_window() {
     assert_eq!(whole, text);
     let beyond = fetch(&mut server, json!({ "url": url, "start_char": 1800 }));
     assert_eq!(beyond["error"]["kind"], "invalid_request", "{beyond}");
-    assert!(beyond["error"]["message"].as_str().unwrap().contains("1800"));
+    assert!(
+        beyond["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1800")
+    );
 }

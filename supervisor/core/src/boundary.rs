@@ -82,8 +82,21 @@ pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
 /// space, nothing is collapsed and nothing is cut (the caller windows the
 /// text). Cleaning cleaned text changes nothing.
 pub(crate) fn clean_document_text(text: &str) -> Cleaned {
-    let mut kept = Vec::with_capacity(text.len());
+    // Most pages are printable ASCII with line ends and tabs, which this
+    // cleaning leaves as they are: a 5 MiB page then costs one scan.
+    if text
+        .bytes()
+        .all(|b| matches!(b, b'\n' | b'\t' | 0x20..=0x7E))
+    {
+        return Cleaned {
+            text: text.to_owned(),
+            truncated: false,
+            removed: 0,
+        };
+    }
+    let mut kept = String::with_capacity(text.len());
     let mut removed = 0;
+    let mut has_joiner = false;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -92,18 +105,32 @@ pub(crate) fn clean_document_text(text: &str) -> Cleaned {
             '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => kept.push('\n'),
             '\n' | '\t' => kept.push(c),
             _ => match classify(c) {
-                CharClass::Keep | CharClass::Joiner => kept.push(c),
+                CharClass::Keep => kept.push(c),
+                CharClass::Joiner => {
+                    has_joiner = true;
+                    kept.push(c);
+                }
                 CharClass::Space => kept.push(' '),
                 CharClass::Remove => removed += 1,
             },
         }
     }
-    let visible: Vec<char> = kept.into_iter().nfc().collect();
-    let (joined, dropped_joiners) = settle_joiners(&visible);
+    // Normalising text that is already NFC changes nothing: skip it when
+    // the quick check can tell.
+    if unicode_normalization::is_nfc_quick(kept.chars()) != unicode_normalization::IsNormalized::Yes
+    {
+        kept = kept.nfc().collect();
+    }
+    if has_joiner {
+        let chars: Vec<char> = kept.chars().collect();
+        let (joined, dropped_joiners) = settle_joiners(&chars);
+        removed += dropped_joiners;
+        kept = joined.into_iter().collect();
+    }
     Cleaned {
-        text: joined.into_iter().collect(),
+        text: kept,
         truncated: false,
-        removed: removed + dropped_joiners,
+        removed,
     }
 }
 

@@ -241,7 +241,14 @@ async fn run(
             return Err(ToolError::extraction_failed());
         }
     };
-    respond(&target, title.as_deref(), &markdown, partial, args)
+    // Cleaning and windowing a document of up to LIM-F3 is CPU work of up
+    // to a few hundred milliseconds: off the async threads, so that other
+    // calls keep their deadlines.
+    let url = target.url.to_string();
+    let args = args.clone();
+    tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, partial, &args))
+        .await
+        .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
 }
 
 /// A redirect target passes the whole URL policy again; a location the
@@ -260,7 +267,7 @@ fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, 
 /// The envelope: title and content through the content boundary, then the
 /// window of `max_chars` Unicode scalar values from `start_char`.
 fn respond(
-    target: &Target,
+    url: String,
     title: Option<&str>,
     markdown: &str,
     partial: bool,
@@ -304,7 +311,7 @@ fn respond(
     let mut response = json!({
         "outcome": "ok",
         "notices": notices,
-        "url": target.url.as_str(),
+        "url": url,
         "title": title.text,
         "content": window,
         "truncated": truncated,

@@ -904,3 +904,24 @@ async fn instruction_like_content_is_noticed() {
             .starts_with("Ignore all previous")
     );
 }
+
+// Verifies: REQ-SEC-015 (document cleaning: layout kept, NFC, joiners settled, idempotent)
+#[test]
+fn document_cleaning_keeps_layout_and_is_idempotent() {
+    use crate::boundary::clean_document_text;
+    let raw =
+        "e\u{301}t\u{e9}\r\n\tcode  x\u{200D}y\r\u{2028}\u{FEFF}\u{0915}\u{094D}\u{200D}\u{0937}";
+    let once = clean_document_text(raw);
+    assert_eq!(
+        once.text,
+        "\u{e9}t\u{e9}\n\tcode  xy\n\n\u{0915}\u{094D}\u{200D}\u{0937}"
+    );
+    assert_eq!(once.removed, 2);
+    let twice = clean_document_text(&once.text);
+    assert_eq!(
+        (twice.text.as_str(), twice.removed),
+        (once.text.as_str(), 0)
+    );
+    let ascii = "plain\n\ttext";
+    assert_eq!(clean_document_text(ascii).text, ascii);
+}
