@@ -925,3 +925,35 @@ fn document_cleaning_keeps_layout_and_is_idempotent() {
     let ascii = "plain\n\ttext";
     assert_eq!(clean_document_text(ascii).text, ascii);
 }
+
+// Verifies: LIM-F13 (kept rules are fresh for an hour, then read again)
+#[tokio::test(start_paused = true)]
+async fn robots_rules_are_read_again_after_an_hour() {
+    let site = Site::new("");
+    assert!(
+        site.fetch(json!({"url": "https://example.org/a"}))
+            .await
+            .is_ok()
+    );
+    tokio::time::advance(Duration::from_secs(3599)).await;
+    assert!(
+        site.fetch(json!({"url": "https://example.org/b"}))
+            .await
+            .is_ok()
+    );
+    let robots = || {
+        site.net
+            .seen()
+            .iter()
+            .filter(|u| u.ends_with("/robots.txt"))
+            .count()
+    };
+    assert_eq!(robots(), 1);
+    tokio::time::advance(Duration::from_secs(2)).await;
+    assert!(
+        site.fetch(json!({"url": "https://example.org/c"}))
+            .await
+            .is_ok()
+    );
+    assert_eq!(robots(), 2);
+}
