@@ -53,13 +53,16 @@ impl Page {
     }
 }
 
+/// Request paths with the headers sent along, in arrival order.
+type Seen = Mutex<Vec<(String, Vec<(String, String)>)>>;
+
 /// A loopback site: a page per path, 404 elsewhere; it records the
 /// request lines and headers it saw.
 struct Site {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     pages: Arc<Mutex<HashMap<String, Page>>>,
-    seen: Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>,
+    seen: Arc<Seen>,
 }
 
 impl Site {
@@ -68,7 +71,7 @@ impl Site {
         let addr = listener.local_addr().expect("local addr");
         let stop = Arc::new(AtomicBool::new(false));
         let pages: Arc<Mutex<HashMap<String, Page>>> = Arc::default();
-        let seen: Arc<Mutex<Vec<(String, Vec<(String, String)>)>>> = Arc::default();
+        let seen: Arc<Seen> = Arc::default();
         let (s, p, v) = (stop.clone(), pages.clone(), seen.clone());
         thread::spawn(move || {
             for stream in listener.incoming() {
@@ -127,8 +130,6 @@ impl Drop for Site {
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
     }
 }
-
-type Seen = Mutex<Vec<(String, Vec<(String, String)>)>>;
 
 fn serve(mut stream: TcpStream, pages: &Mutex<HashMap<String, Page>>, seen: &Seen) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
@@ -424,7 +425,7 @@ fn error_statuses_are_unavailable_with_their_status() {
 fn binary_served_as_html_is_unsupported_content() {
     let site = Site::start();
     let mut pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nstream\n".to_vec();
-    pdf.extend((0..4096u32).map(|i| (i * 7 % 256) as u8));
+    pdf.extend((0..4096u32).flat_map(|i| (i * 7).to_le_bytes()));
     site.page("/doc", Page::new(200, "text/html", pdf));
     let mut server = started(&[&site], "");
     let answer = fetch(
