@@ -57,6 +57,9 @@ impl LogLevel {
 pub struct NetInit {
     /// The operator's egress rules and static host answers.
     pub egress: EgressPolicy,
+    /// Whether an agent-directed exchange ([`Profile::Agent`]) may use plain
+    /// http (`[egress] allow_http`, REQ-FETCH-010). https is always allowed.
+    pub agent_http: bool,
 }
 
 /// The first frame a worker writes once it is ready for requests.
@@ -272,7 +275,9 @@ pub struct ExchangeRequest {
     /// Absolute http(s) URL.
     pub url: String,
     /// Headers to send besides Host (the supervisor sets User-Agent and
-    /// any credential header).
+    /// any credential header). worker-net sets Accept-Encoding itself, and
+    /// under [`Profile::Agent`] sends only User-Agent, Accept and
+    /// Accept-Language of these.
     pub headers: Vec<Header>,
     /// The egress profile.
     pub profile: Profile,
@@ -294,9 +299,11 @@ pub enum NetResponse {
 pub struct ExchangeResponse {
     /// Status code.
     pub status: u16,
-    /// Response headers (bounded in number and size by worker-net).
+    /// Response headers (bounded in number and size by worker-net). Once
+    /// the body has been decoded, its Content-Encoding and Content-Length
+    /// are gone.
     pub headers: Vec<Header>,
-    /// The body, at most `max_body_bytes`.
+    /// The body, decoded from its content coding, at most `max_body_bytes`.
     pub body: Vec<u8>,
 }
 

@@ -48,6 +48,7 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
         log_level: level,
         net_init: Some(NetInit {
             egress: config.egress.policy.clone(),
+            agent_http: config.egress.allow_http,
         }),
         sandbox,
         probes,

@@ -150,3 +150,53 @@ fn workers_start_with_an_empty_environment() {
         json!({"id": "brave", "state": "closed", "latency_ms": null})
     );
 }
+
+// Verifies: REQ-RES-002, REQ-RES-004, REQ-OBS-004, REQ-CMP-002 (M2: Brave's 429 with its reset header opens the circuit, engine_status shows it open, the next call skips it with cooldown)
+#[test]
+fn a_rate_limited_brave_cools_down_and_is_skipped() {
+    let wiki_body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
+    ))
+    .expect("fixture");
+    let wikipedia = FakeHttp::start(Reply::json(&wiki_body));
+    let brave = FakeHttp::start(
+        Reply::json(br#"{"type":"ErrorResponse","error":{"code":"RATE_LIMITED","status":429}}"#)
+            .with_status(429, "application/json")
+            .with_header("x-ratelimit-remaining", "0, 1999")
+            .with_header("x-ratelimit-reset", "60, 1419704"),
+    );
+    let mut server = Server::start_with_env(
+        Some(&two_engine_config(wikipedia.port(), brave.port())),
+        &[("RYPSOK_TEST_BRAVE_KEY", KEY)],
+    );
+    server.initialize();
+    let first = server.call("web_search", json!({"query": "hello"}));
+    let body = structured(&first);
+    assert_eq!(body["outcome"], json!("partial"), "{first}");
+    assert!(body["notices"].as_array().expect("notices").contains(
+        &json!({"code": "engine_unavailable", "engine": "brave", "reason": "rate_limited"})
+    ));
+    let status = server.call("engine_status", json!({}));
+    let brave_status = &structured(&status)["engines"][0];
+    assert_eq!(brave_status["id"], json!("brave"));
+    assert_eq!(brave_status["state"], json!("open"), "{status}");
+    assert!(
+        brave_status.get("reason").is_none(),
+        "a reason only when disabled"
+    );
+    let second = server.call("web_search", json!({"query": "hello again"}));
+    let body = structured(&second);
+    assert_eq!(body["outcome"], json!("ok"), "{second}");
+    assert!(
+        body["notices"]
+            .as_array()
+            .expect("notices")
+            .contains(&json!({"code": "engine_skipped", "engine": "brave", "reason": "cooldown"}))
+    );
+    assert_eq!(
+        brave.seen().len(),
+        1,
+        "Brave was not asked during its cooldown"
+    );
+    assert_eq!(wikipedia.seen().len(), 2);
+}

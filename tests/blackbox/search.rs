@@ -203,3 +203,107 @@ fn gives_identical_output_for_identical_answers() {
         .collect();
     assert!(urls.iter().any(|u| u.contains("H%C3%B6here")), "{urls:?}");
 }
+
+/// A query carrying an AWS key id (a structural format: no checksum to
+/// keep out of the repository), with a canary word beside it.
+fn query_with_key() -> (String, String) {
+    let key = format!("AKIA{}", "Q2ZR7MXV4KPL3TWN");
+    (format!("canary-kestrel {key} rotation"), key)
+}
+
+// Verifies: REQ-PRIV-002, REQ-PRIV-004, REQ-SEARCH-006, I6 (refused: denied with kind and position; nothing sent; neither the key nor the query in any log line)
+#[test]
+fn refuses_a_credential_in_the_query_and_never_logs_it() {
+    let fake = FakeHttp::start(Reply::json(&fixture("en_search_counter_strike_2021.json")));
+    let mut server = server_for(&fake);
+    let (query, key) = query_with_key();
+    let result = server.call("web_search", json!({"query": query}));
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        structured(&result)["error"]["detail"],
+        json!({"reason": "secret_in_query", "kind": "aws_access_key_id", "position": 15})
+    );
+    assert!(!result.to_string().contains(&key));
+    let _ = server.close_and_wait(Duration::from_secs(5));
+    assert!(fake.seen().is_empty(), "no engine was asked");
+    let raw = server.stderr.lock().expect("stderr").clone();
+    assert!(
+        raw.iter().any(|l| l.contains("secret_in_query")),
+        "the refusal is logged"
+    );
+    for line in &raw {
+        assert!(
+            !line.contains(&key) && !line.contains("canary-kestrel"),
+            "{line}"
+        );
+    }
+}
+
+// Verifies: REQ-PRIV-002, REQ-PRIV-004 (mask: the engine sees the masked query, the caller gets credential_masked, no log line has the key)
+#[test]
+fn masks_a_credential_when_the_operator_chose_mask() {
+    let fake = FakeHttp::start(Reply::json(&fixture("en_search_counter_strike_2021.json")));
+    let mut server = Server::start(Some(&wikipedia_config(
+        fake.port(),
+        "[privacy]\nsecret_detection = \"mask\"\n",
+    )));
+    server.initialize();
+    let (query, key) = query_with_key();
+    let result = server.call("web_search", json!({"query": query, "max_results": 1}));
+    let body = structured(&result);
+    assert_eq!(body["outcome"], json!("ok"), "{result}");
+    assert!(
+        body["notices"]
+            .as_array()
+            .expect("notices")
+            .contains(&json!({"code": "credential_masked", "count": 1}))
+    );
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 1);
+    assert!(!seen[0].target.contains(&key), "{}", seen[0].target);
+    assert!(
+        seen[0].target.contains("%5Baws_access_key_id%5D"),
+        "{}",
+        seen[0].target
+    );
+    let _ = server.close_and_wait(Duration::from_secs(5));
+    for line in server.stderr.lock().expect("stderr").iter() {
+        assert!(
+            !line.contains(&key) && !line.contains("canary-kestrel"),
+            "{line}"
+        );
+    }
+}
+
+// Verifies: REQ-ERR-005, REQ-SEARCH-005 (§7 N = 0: every engine skipped is unavailable, no_engine, and nothing is sent)
+#[test]
+fn answers_no_engine_when_every_engine_is_skipped() {
+    let fake = FakeHttp::start(Reply::json(&fixture("en_search_counter_strike_2021.json")));
+    let mut server = server_for(&fake);
+    let result = server.call("web_search", json!({"query": "news", "time_range": "day"}));
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        structured(&result)["error"]["detail"],
+        json!({"reason": "no_engine"})
+    );
+    assert!(fake.seen().is_empty());
+}
+
+// Verifies: REQ-MCP-010 (§7: the tool's rate limit answers unavailable, rate_limited, with retry_after_ms; no engine asked)
+#[test]
+fn answers_rate_limited_past_the_tools_limit() {
+    let fake = FakeHttp::start(Reply::json(&fixture("en_search_counter_strike_2021.json")));
+    let mut server = Server::start(Some(&wikipedia_config(
+        fake.port(),
+        "[limits]\nweb_search_per_minute = 1\n",
+    )));
+    server.initialize();
+    let first = server.call("web_search", json!({"query": "one"}));
+    assert_eq!(structured(&first)["outcome"], json!("ok"), "{first}");
+    let second = server.call("web_search", json!({"query": "two"}));
+    let detail = &structured(&second)["error"]["detail"];
+    assert_eq!(detail["reason"], json!("rate_limited"), "{second}");
+    let retry = detail["retry_after_ms"].as_u64().expect("retry_after_ms");
+    assert!(retry > 0 && retry <= 60_000, "{retry}");
+    assert_eq!(fake.seen().len(), 1);
+}

@@ -77,6 +77,8 @@ pub(crate) struct Reply {
     pub(crate) body: Vec<u8>,
     /// Wait this long before answering.
     pub(crate) delay: Duration,
+    /// Headers besides content-type, content-length and connection.
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 impl Reply {
@@ -86,7 +88,12 @@ impl Reply {
             content_type: "application/json; charset=utf-8",
             body: body.to_vec(),
             delay: Duration::ZERO,
+            headers: Vec::new(),
         }
+    }
+    pub(crate) fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
     }
     pub(crate) fn with_status(mut self, status: u16, content_type: &'static str) -> Self {
         self.status = status;
@@ -217,8 +224,13 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
             }
         }
     }
+    let extra: String = reply
+        .headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let head = format!(
-        "HTTP/1.1 {} X\r\ncontent-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "HTTP/1.1 {} X\r\ncontent-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n",
         reply.status,
         reply.content_type,
         reply.body.len()

@@ -9,6 +9,7 @@
 //! addresses, in answer order, and [`verify_peer`] checks the kernel's view
 //! of the connection before a single byte is written to it.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -16,40 +17,51 @@ use rypsok_proto::NetFailure;
 use rypsok_proto::egress::{AddressVerdict, canonical};
 use tokio::net::TcpStream;
 
-/// Connects to the first of `candidates` that accepts within
-/// `per_address` (LIM-F6; the caller's overall deadline bounds the whole
-/// loop), then judges the connected peer with `judge` before handing the
-/// stream out. `candidates` must already have been judged and allowed.
-pub(crate) async fn connect_judged<J>(
+/// Connects to the first of `candidates` that accepts and completes
+/// `establish` (the TLS handshake, or nothing for plain http) within
+/// `per_address` (LIM-F6, handshake included; the caller's overall deadline
+/// bounds the whole loop). The connected peer is judged with `judge` before
+/// `establish` writes a byte to it. An address that refuses, or does not
+/// finish in time, gives way to the next; a refused peer or a failed
+/// `establish` ends the attempt with that failure. `candidates` must already
+/// have been judged and allowed.
+pub(crate) async fn connect_judged<J, E, F, S>(
     candidates: &[SocketAddr],
     per_address: Duration,
     judge: J,
-) -> Result<TcpStream, NetFailure>
+    establish: E,
+) -> Result<S, NetFailure>
 where
     J: Fn(SocketAddr) -> AddressVerdict,
+    E: Fn(TcpStream) -> F,
+    F: Future<Output = Result<S, NetFailure>>,
 {
     for &target in candidates {
         // Connect to the canonical form, so that the peer the kernel
         // reports compares equal to what was judged.
         let target = SocketAddr::new(canonical(target.ip()), target.port());
-        // The one sanctioned connect of the workspace: `target` was judged.
-        #[allow(clippy::disallowed_methods)]
-        let connecting = TcpStream::connect(target);
-        let stream = match tokio::time::timeout(per_address, connecting).await {
-            Ok(Ok(stream)) => stream,
-            Ok(Err(_)) | Err(_) => {
+        let attempt = async {
+            // The one sanctioned connect of the workspace: `target` was judged.
+            #[allow(clippy::disallowed_methods)]
+            let Ok(stream) = TcpStream::connect(target).await else {
+                return Ok(None);
+            };
+            let peer = stream.peer_addr().map_err(|_| NetFailure::Connect)?;
+            verify_peer(target, peer, judge(peer))?;
+            // Small requests: do not wait for Nagle before the request head.
+            let _ = stream.set_nodelay(true);
+            establish(stream).await.map(Some)
+        };
+        match tokio::time::timeout(per_address, attempt).await {
+            Ok(Ok(Some(established))) => return Ok(established),
+            Ok(Err(failure)) => return Err(failure),
+            Ok(Ok(None)) | Err(_) => {
                 tracing::debug!(
                     event = "connect_failed",
                     "an address did not accept in time"
                 );
-                continue;
             }
-        };
-        let peer = stream.peer_addr().map_err(|_| NetFailure::Connect)?;
-        verify_peer(target, peer, judge(peer))?;
-        // Small requests: do not wait for Nagle before the request head.
-        let _ = stream.set_nodelay(true);
-        return Ok(stream);
+        }
     }
     Err(NetFailure::Connect)
 }
@@ -83,6 +95,10 @@ mod tests {
     use rypsok_proto::egress::AddressClass;
 
     use super::*;
+
+    async fn plain(stream: TcpStream) -> Result<TcpStream, NetFailure> {
+        Ok(stream)
+    }
 
     fn sa(text: &str) -> SocketAddr {
         text.parse().unwrap()
@@ -143,17 +159,25 @@ mod tests {
         });
         let judged_peers = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = Arc::clone(&judged_peers);
-        let refused = connect_judged(&[addr], Duration::from_secs(3), move |peer| {
-            seen.lock().unwrap().push(peer);
-            AddressVerdict::Refused(AddressClass::Loopback)
-        })
+        let refused = connect_judged(
+            &[addr],
+            Duration::from_secs(3),
+            move |peer| {
+                seen.lock().unwrap().push(peer);
+                AddressVerdict::Refused(AddressClass::Loopback)
+            },
+            plain,
+        )
         .await;
         assert_eq!(refused.err(), Some(NetFailure::Refused));
         assert_eq!(*judged_peers.lock().unwrap(), vec![addr]);
 
-        let allowed = connect_judged(&[addr], Duration::from_secs(3), |_| {
-            AddressVerdict::AllowedByRule
-        })
+        let allowed = connect_judged(
+            &[addr],
+            Duration::from_secs(3),
+            |_| AddressVerdict::AllowedByRule,
+            plain,
+        )
         .await;
         assert_eq!(allowed.unwrap().peer_addr().unwrap(), addr);
     }
@@ -168,17 +192,61 @@ mod tests {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let open = listener.local_addr().unwrap();
-        let stream = connect_judged(&[closed, open], Duration::from_secs(3), |_| {
-            AddressVerdict::AllowedByRule
-        })
+        let stream = connect_judged(
+            &[closed, open],
+            Duration::from_secs(3),
+            |_| AddressVerdict::AllowedByRule,
+            plain,
+        )
         .await
         .unwrap();
         assert_eq!(stream.peer_addr().unwrap(), open);
 
-        let none = connect_judged(&[closed], Duration::from_secs(3), |_| {
-            AddressVerdict::AllowedByRule
-        })
+        let none = connect_judged(
+            &[closed],
+            Duration::from_secs(3),
+            |_| AddressVerdict::AllowedByRule,
+            plain,
+        )
         .await;
         assert_eq!(none.err(), Some(NetFailure::Connect));
+    }
+
+    // Verifies: REQ-SEC-011
+    #[tokio::test]
+    async fn a_handshake_that_does_not_finish_in_time_gives_way_to_the_next_address() {
+        // Two listeners that accept: the first peer's "handshake" never
+        // ends, the second's ends at once. LIM-F6 bounds each address with
+        // its handshake, so the second is reached after one period.
+        let slow = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let fast = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let (slow_addr, fast_addr) = (slow.local_addr().unwrap(), fast.local_addr().unwrap());
+        let per_address = Duration::from_millis(200);
+        let started = std::time::Instant::now();
+        let stream = connect_judged(
+            &[slow_addr, fast_addr],
+            per_address,
+            |_| AddressVerdict::AllowedByRule,
+            |stream: TcpStream| async move {
+                if stream.peer_addr().unwrap() == slow_addr {
+                    std::future::pending::<()>().await;
+                }
+                Ok(stream)
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(stream.peer_addr().unwrap(), fast_addr);
+        assert!(started.elapsed() >= per_address);
+
+        let none = connect_judged(
+            &[slow_addr],
+            per_address,
+            |_| AddressVerdict::AllowedByRule,
+            |_stream: TcpStream| std::future::pending::<Result<TcpStream, NetFailure>>(),
+        )
+        .await;
+        assert_eq!(none.err(), Some(NetFailure::Connect));
+        drop((slow, fast));
     }
 }

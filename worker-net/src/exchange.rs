@@ -6,18 +6,22 @@
 //! The steps, each with its failure in the closed [`NetFailure`]
 //! vocabulary:
 //!
-//! 1. parse the URL; https, or http under [`Profile::Engine`] only
+//! 1. parse the URL; https, or http under [`Profile::Engine`], or under
+//!    [`Profile::Agent`] when the operator allowed it (`agent_http`)
 //!    ([`NetFailure::InvalidUrl`]);
 //! 2. a literal address is judged as is; a name is normalised, judged by
 //!    name rules, answered from `[egress] hosts` or the resolver
 //!    ([`NetFailure::Resolve`]), and every answer is judged;
 //!    nothing allowed is [`NetFailure::Refused`];
-//! 3. [`connect_judged`] connects to the allowed addresses in turn and
-//!    judges the connected peer again ([`NetFailure::Connect`]);
-//! 4. TLS with the URL's host as server name ([`NetFailure::Tls`]);
-//! 5. one HTTP/1.1 GET, no redirect followed, the body counted frame by
-//!    frame and abandoned past its bound ([`NetFailure::TooLarge`],
-//!    [`NetFailure::Protocol`]);
+//! 3. [`connect_judged`] connects to the allowed addresses in turn, judges
+//!    the connected peer again and, for https, completes TLS with the URL's
+//!    host as server name, each address within LIM-F6
+//!    ([`NetFailure::Connect`], [`NetFailure::Tls`]);
+//! 4. one HTTP/1.1 GET, no redirect followed (a 3xx is returned with its
+//!    headers and without its body), the response head bounded,
+//!    the body decoded from its content coding and counted after decoding
+//!    while it streams, abandoned past its bound ([`crate::body`];
+//!    [`NetFailure::TooLarge`], [`NetFailure::Protocol`]);
 //!
 //! all under the request's deadline ([`NetFailure::Timeout`]).
 //!
@@ -31,8 +35,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, HOST, HeaderName, HeaderValue};
-use http_body_util::{BodyExt, Empty};
+use http::header::{
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HOST, HeaderName, HeaderValue,
+};
+use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
@@ -43,6 +49,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
+use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body};
 use crate::connector::connect_judged;
 use crate::resolve::NameResolver;
 
@@ -50,6 +57,14 @@ use crate::resolve::NameResolver;
 const MAX_RESPONSE_HEADERS: usize = 64;
 /// Longest response header value kept, in bytes.
 const MAX_HEADER_VALUE_BYTES: usize = 4096;
+/// Header fields a response head may have at all; more is
+/// [`NetFailure::Protocol`].
+const MAX_WIRE_HEADERS: usize = 100;
+/// The HTTP layer's read buffer, which bounds the response head: a head
+/// still incomplete once this much is buffered is [`NetFailure::Protocol`]
+/// (hyper checks between reads, so a head that arrives whole in the last
+/// read may be up to twice this).
+const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
 /// Request headers worker-net sets itself or that make no sense on a
 /// bodiless GET: a caller's copy is dropped, never sent twice.
 const RESERVED_REQUEST_HEADERS: [&str; 10] = [
@@ -65,11 +80,19 @@ const RESERVED_REQUEST_HEADERS: [&str; 10] = [
     "proxy-authorization",
 ];
 
+/// The only request headers an agent-directed exchange carries besides Host
+/// and Accept-Encoding (design §8: "only rypsok's own headers"). Whatever
+/// else reaches worker-net under [`Profile::Agent`] (a credential header
+/// meant for an engine, by mistake) is dropped, never sent to an agent's URL.
+const AGENT_REQUEST_HEADERS: [&str; 3] = ["user-agent", "accept", "accept-language"];
+
 /// What every exchange of this worker shares: the operator's egress
 /// policy, the resolver and the TLS configuration. Built once at start,
 /// before the sandbox closes the file system.
 pub(crate) struct NetContext {
     egress: EgressPolicy,
+    /// Whether [`Profile::Agent`] may use plain http (REQ-FETCH-010).
+    agent_http: bool,
     resolver: NameResolver,
     /// `None` when rustls could not be configured: every https exchange
     /// then fails with [`NetFailure::Tls`].
@@ -80,6 +103,7 @@ impl std::fmt::Debug for NetContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetContext")
             .field("egress", &self.egress)
+            .field("agent_http", &self.agent_http)
             .field("resolver", &self.resolver)
             .field("tls", &self.tls.is_some())
             .finish()
@@ -89,11 +113,15 @@ impl std::fmt::Debug for NetContext {
 impl NetContext {
     /// Reads the system's name servers and sets up TLS with the webpki
     /// roots. Never fails: what cannot be set up fails its exchanges.
-    pub(crate) fn new(egress: EgressPolicy) -> NetContext {
-        NetContext::with_resolver(egress, NameResolver::from_system())
+    pub(crate) fn new(egress: EgressPolicy, agent_http: bool) -> NetContext {
+        NetContext::with_resolver(egress, agent_http, NameResolver::from_system())
     }
 
-    pub(crate) fn with_resolver(egress: EgressPolicy, resolver: NameResolver) -> NetContext {
+    pub(crate) fn with_resolver(
+        egress: EgressPolicy,
+        agent_http: bool,
+        resolver: NameResolver,
+    ) -> NetContext {
         let tls = tls_config().map(|config| TlsConnector::from(Arc::new(config)));
         if tls.is_none() {
             tracing::warn!(
@@ -103,6 +131,7 @@ impl NetContext {
         }
         NetContext {
             egress,
+            agent_http,
             resolver,
             tls,
         }
@@ -177,12 +206,11 @@ async fn exchange_within_deadline(
     ctx: &NetContext,
     req: &ExchangeRequest,
 ) -> Result<ExchangeResponse, NetFailure> {
-    let target = parse_target(&req.url, req.profile)?;
+    let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
+    let request = build_request(&target, &req.headers, req.profile)?;
     let candidates = judged_candidates(ctx, &target).await?;
     let judge = |peer: SocketAddr| judge_one(&ctx.egress, &target.host, peer.ip(), peer.port());
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
-    let tcp = connect_judged(&candidates, per_address, judge).await?;
-    let request = build_request(&target, &req.headers)?;
     if target.tls {
         let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
         let server_name = match &target.host {
@@ -192,25 +220,36 @@ async fn exchange_within_deadline(
             TargetHost::Addr(addr) => ServerName::IpAddress((*addr).into()),
         };
         // LIM-F6 covers the handshake too: a peer that accepts TCP but
-        // never finishes TLS has not accepted a connection in time.
-        let tls = tokio::time::timeout(per_address, connector.connect(server_name, tcp))
-            .await
-            .map_err(|_| NetFailure::Connect)?
-            .map_err(|_| NetFailure::Tls)?;
+        // never finishes TLS has not accepted a connection in time, and the
+        // next address is tried.
+        let handshake = |tcp| {
+            let server_name = server_name.clone();
+            async move {
+                connector
+                    .connect(server_name, tcp)
+                    .await
+                    .map_err(|_| NetFailure::Tls)
+            }
+        };
+        let tls = connect_judged(&candidates, per_address, judge, handshake).await?;
         send_get(tls, request, req.max_body_bytes).await
     } else {
+        let plain = |tcp| std::future::ready(Ok(tcp));
+        let tcp = connect_judged(&candidates, per_address, judge, plain).await?;
         send_get(tcp, request, req.max_body_bytes).await
     }
 }
 
 /// Reads the URL: scheme under the profile, host, port, request target.
-fn parse_target(raw: &str, profile: Profile) -> Result<Target, NetFailure> {
+/// `agent_http` is the operator's `[egress] allow_http`.
+fn parse_target(raw: &str, profile: Profile, agent_http: bool) -> Result<Target, NetFailure> {
     let url = Url::parse(raw).map_err(|_| NetFailure::InvalidUrl)?;
     let tls = match (url.scheme(), profile) {
         ("https", _) => true,
-        // Plain http only for an endpoint the operator wrote; the fetch
-        // issue decides when an agent-directed http URL may go out.
+        // Plain http for an endpoint the operator wrote, or for an agent's
+        // URL when the operator allowed http (REQ-FETCH-010).
         ("http", Profile::Engine) => false,
+        ("http", Profile::Agent) if agent_http => false,
         _ => return Err(NetFailure::InvalidUrl),
     };
     // Credentials never travel in a URL we request.
@@ -308,11 +347,13 @@ fn log_refused(verdict: AddressVerdict) {
     );
 }
 
-/// The GET: Host, the supervisor's headers (less the reserved ones),
-/// `Accept-Encoding: identity`, nothing else.
+/// The GET: Host, the supervisor's headers (less the reserved ones, and
+/// under [`Profile::Agent`] only [`AGENT_REQUEST_HEADERS`]),
+/// `Accept-Encoding` with the codings [`read_body`] decodes, nothing else.
 fn build_request(
     target: &Target,
     headers: &[Header],
+    profile: Profile,
 ) -> Result<http::Request<Empty<Bytes>>, NetFailure> {
     let mut builder = http::Request::get(target.path_and_query.as_str()).header(
         HOST,
@@ -324,13 +365,19 @@ fn build_request(
         if RESERVED_REQUEST_HEADERS.contains(&name.as_str()) {
             continue;
         }
+        if profile == Profile::Agent && !AGENT_REQUEST_HEADERS.contains(&name.as_str()) {
+            tracing::debug!(
+                event = "agent_header_dropped",
+                "a header that is not rypsok's own was dropped from an agent-directed request"
+            );
+            continue;
+        }
         let value = HeaderValue::from_str(&header.value).map_err(|_| NetFailure::InvalidUrl)?;
         builder = builder.header(name, value);
     }
-    // Decompression is not ours yet: asking for identity keeps the byte
-    // bound a bound on what the supervisor receives.
+    // worker-net owns content decoding: the bound is counted after it.
     builder
-        .header(ACCEPT_ENCODING, HeaderValue::from_static("identity"))
+        .header(ACCEPT_ENCODING, HeaderValue::from_static(ACCEPTED_CODINGS))
         .body(Empty::new())
         .map_err(|_| NetFailure::InvalidUrl)
 }
@@ -354,7 +401,10 @@ async fn send_get<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut sender, connection) = http1::handshake(TokioIo::new(io))
+    let (mut sender, connection) = http1::Builder::new()
+        .max_headers(MAX_WIRE_HEADERS)
+        .max_buf_size(MAX_RESPONSE_HEAD_BYTES)
+        .handshake(TokioIo::new(io))
         .await
         .map_err(|_| NetFailure::Protocol)?;
     let _connection = AbortOnDrop(tokio::spawn(async move {
@@ -366,39 +416,38 @@ where
         .await
         .map_err(|_| NetFailure::Protocol)?;
     let status = response.status().as_u16();
-    let headers = keep_headers(response.headers());
+    // A redirect is never followed here: what matters is its status and
+    // Location, which neither an oversized nor an undecodable body may
+    // hide. Its body is not read.
+    if response.status().is_redirection() {
+        return Ok(ExchangeResponse {
+            status,
+            headers: keep_headers(response.headers(), true),
+            body: Vec::new(),
+        });
+    }
+    let coding = content_coding(response.headers())?;
+    let headers = keep_headers(response.headers(), coding != Coding::Identity);
     let declared = response
         .headers()
-        .get(http::header::CONTENT_LENGTH)
+        .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > max_body_bytes) {
-        return Err(NetFailure::TooLarge);
-    }
-    let mut body = response.into_body();
-    let initial = declared.unwrap_or(0).min(max_body_bytes).min(64 * 1024);
-    let mut bytes = Vec::with_capacity(usize::try_from(initial).unwrap_or(0));
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| NetFailure::Protocol)?;
-        if let Ok(data) = frame.into_data() {
-            let total = u64::try_from(bytes.len() + data.len()).unwrap_or(u64::MAX);
-            if total > max_body_bytes {
-                return Err(NetFailure::TooLarge);
-            }
-            bytes.extend_from_slice(&data);
-        }
-    }
+    let body = read_body(response.into_body(), coding, declared, max_body_bytes).await?;
     Ok(ExchangeResponse {
         status,
         headers,
-        body: bytes,
+        body,
     })
 }
 
 /// At most [`MAX_RESPONSE_HEADERS`] headers, names lower-case, values kept
-/// only when UTF-8 and at most [`MAX_HEADER_VALUE_BYTES`].
-fn keep_headers(map: &http::HeaderMap) -> Vec<Header> {
+/// only when UTF-8 and at most [`MAX_HEADER_VALUE_BYTES`]. Once the body
+/// has been `rewritten` (decoded, or not read), its `Content-Encoding` and
+/// `Content-Length` no longer describe it and are dropped.
+fn keep_headers(map: &http::HeaderMap, rewritten: bool) -> Vec<Header> {
     map.iter()
+        .filter(|(name, _)| !(rewritten && (*name == CONTENT_ENCODING || *name == CONTENT_LENGTH)))
         .filter(|(_, value)| value.len() <= MAX_HEADER_VALUE_BYTES)
         .filter_map(|(name, value)| {
             let value = std::str::from_utf8(value.as_bytes()).ok()?;

@@ -3,15 +3,20 @@
 //! It performs one kind of work, an HTTP exchange under a profile, a
 //! deadline and a byte bound ([`rypsok_proto::ExchangeRequest`]). It resolves
 //! names itself, judges every address it is about to connect to and the peer
-//! it connected to (I3), never follows redirects and ignores environment
-//! proxies (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017).
+//! it connected to (I3), never follows redirects (a 3xx comes back with its
+//! `Location`), ignores environment proxies, and decodes the content codings
+//! it offers while the body streams, counting the byte bound after decoding
+//! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017).
 //! The supervisor starts it by re-executing the rypsok binary; [`serve`] is
 //! its whole life.
 #![forbid(unsafe_code)]
 
+mod body;
 mod connector;
 mod exchange;
 mod resolve;
+#[cfg(test)]
+mod test_support;
 
 use rypsok_proto::egress::EgressPolicy;
 use rypsok_proto::{
@@ -37,7 +42,7 @@ where
     let init: NetInit = read_frame(&mut reader).await?;
     let confinement_input = init.egress.clone();
     // Reads /etc/resolv.conf: the last file this process opens.
-    let ctx = std::sync::Arc::new(NetContext::new(init.egress));
+    let ctx = std::sync::Arc::new(NetContext::new(init.egress, init.agent_http));
     let hello = WorkerHello {
         kind: WorkerKind::Net,
         pid: std::process::id(),

@@ -79,6 +79,9 @@ pub struct SearchConfig {
     pub deadline_ms: u64,
     /// LIM-S6.
     pub grace_ms: u64,
+    /// Drop results whose title or snippet reads like an instruction, with
+    /// `results_dropped` (REQ-SEC-003); by default they are kept and noticed.
+    pub drop_instruction_like: bool,
 }
 
 /// Safe-search levels.

@@ -16,16 +16,20 @@ use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::boundary::clean_markup_text;
+use crate::config::SecretDetection;
 use crate::engine::SearchContext;
 use crate::error::{
-    DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
+    DropReason, EngineErrorClass, ErrorKind, Notice, NoticeCode, Outcome, SkipReason, ToolError,
     UnavailableReason,
 };
+use crate::health::{Admit, Failure, ProbeGuard};
+use crate::instruction::is_instruction_like;
 use crate::limits::{
-    ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS,
-    URL_MAX_CHARS,
+    ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, SNIPPET_MAX_CHARS,
+    TITLE_MAX_CHARS, URL_MAX_CHARS,
 };
 use crate::ports::PortError;
+use crate::secret;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
 
@@ -44,7 +48,10 @@ const RRF_K: f64 = 60.0;
 #[derive(Debug)]
 enum EngineAnswer {
     Hits(Vec<EngineHit>),
-    Failed(EngineErrorClass),
+    Failed(Failure),
+    /// The engine's concurrency slot did not free up in time: nothing was
+    /// sent, so the engine itself did not fail.
+    NotSent,
 }
 
 /// Runs one `web_search` call whose arguments are valid. `started` is when
@@ -58,8 +65,12 @@ pub(crate) async fn search(
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
+    let mut args = args;
+    check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
 
     let mut selected: Vec<&ActiveEngine> = Vec::new();
+    // The probe each selected engine carries, if its circuit was half open.
+    let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
     for engine in services.active_engines() {
         if !engine.config.categories.contains(&args.category) {
             continue;
@@ -77,13 +88,30 @@ pub(crate) async fn search(
         } else {
             None
         };
-        match skip {
-            Some(reason) => notices.push(Notice::engine(
+        // The circuit and the driver's rate come last: admitting takes the
+        // probe or a request of the rate.
+        let admitted = match skip {
+            Some(reason) => Err(reason),
+            None => match services
+                .health
+                .admit(&engine.config.id, admission.rate_limit_per_minute)
+            {
+                Admit::Yes => Ok(false),
+                Admit::Probe => Ok(true),
+                Admit::Cooldown => Err(SkipReason::Cooldown),
+                Admit::RateLimited => Err(SkipReason::RateLimited),
+            },
+        };
+        match admitted {
+            Err(reason) => notices.push(Notice::engine(
                 NoticeCode::EngineSkipped,
                 &engine.config.id,
                 reason.as_str(),
             )),
-            None => selected.push(engine),
+            Ok(probe) => {
+                selected.push(engine);
+                probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
+            }
         }
     }
     if selected.is_empty() {
@@ -102,6 +130,7 @@ pub(crate) async fn search(
         .collect();
     let mut answers: Vec<Option<EngineAnswer>> = selected.iter().map(|_| None).collect();
     let mut stop_at = deadline;
+    let mut cut_early = false;
     loop {
         tokio::select! {
             next = running.next() => match next {
@@ -109,7 +138,11 @@ pub(crate) async fn search(
                     if let EngineAnswer::Hits(hits) = &answer
                         && hits.len() >= args.max_results as usize
                     {
-                        stop_at = stop_at.min(Instant::now() + grace);
+                        let grace_end = Instant::now() + grace;
+                        if grace_end < stop_at {
+                            stop_at = grace_end;
+                            cut_early = true;
+                        }
                     }
                     answers[i] = Some(answer);
                 }
@@ -124,16 +157,36 @@ pub(crate) async fn search(
 
     let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
     let mut failures: Vec<EngineErrorClass> = Vec::new();
-    for (engine, answer) in selected.iter().zip(answers) {
+    for ((engine, answer), probe) in selected.iter().zip(answers).zip(probes) {
+        let id = engine.config.id.as_str();
+        // The circuit hears of failures of the engine's own: not of a wait
+        // for its concurrency slot, nor of a cut by early completion (a
+        // probe cut short is given back when its guard drops).
         let class = match answer {
             Some(EngineAnswer::Hits(hits)) => {
+                services.health.record_success(id);
+                settle(probe);
                 per_engine.push((engine, hits));
                 continue;
             }
-            Some(EngineAnswer::Failed(class)) => class,
+            Some(EngineAnswer::Failed(failure)) => {
+                services.health.record_failure(id, failure);
+                settle(probe);
+                failure.class
+            }
+            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
             None => {
                 let class = EngineErrorClass::Timeout;
-                tracing::info!(event = "engine_result", engine = %engine.config.id, class = class.as_str(), "engine did not answer in time");
+                if !cut_early {
+                    services.health.record_failure(id, Failure::of(class));
+                    settle(probe);
+                }
+                tracing::info!(
+                    event = "engine_result",
+                    engine = id,
+                    class = class.as_str(),
+                    "engine did not answer in time"
+                );
                 class
             }
         };
@@ -189,7 +242,7 @@ async fn query_engine(
     let engine_deadline =
         search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
     let Ok(_permit) = timeout_at(engine_deadline, engine.concurrency.acquire()).await else {
-        return EngineAnswer::Failed(EngineErrorClass::Timeout);
+        return EngineAnswer::NotSent;
     };
     let count = RESULTS_PER_ENGINE;
     let ctx = SearchContext {
@@ -223,8 +276,8 @@ async fn query_engine(
     };
     let response = match services.net.exchange(exchange, engine_deadline).await {
         Ok(Ok(response)) => response,
-        Ok(Err(failure)) => return failed(id, classify_net(failure)),
-        Err(e) => return failed(id, classify_port(e)),
+        Ok(Err(failure)) => return failed(id, Failure::of(classify_net(failure))),
+        Err(e) => return failed(id, Failure::of(classify_port(e))),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     services.health.record_completion(id, latency_ms);
@@ -255,20 +308,27 @@ async fn query_engine(
         Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
         // An answer to another request: the worker broke the protocol.
         Ok(ParseResponse::Page(_) | ParseResponse::Robots(_)) => {
-            failed(id, EngineErrorClass::ParseFailure)
+            failed(id, Failure::of(EngineErrorClass::ParseFailure))
         }
-        Err(e) => failed(id, classify_port(e)),
+        Err(e) => failed(id, Failure::of(classify_port(e))),
     }
 }
 
-fn failed(engine: &str, class: EngineErrorClass) -> EngineAnswer {
+/// The probe's outcome was recorded (no probe: nothing to do).
+fn settle(probe: Option<ProbeGuard<'_>>) {
+    if let Some(probe) = probe {
+        probe.settle();
+    }
+}
+
+fn failed(engine: &str, failure: Failure) -> EngineAnswer {
     tracing::info!(
         event = "engine_result",
         engine,
-        class = class.as_str(),
+        class = failure.class.as_str(),
         "engine failed"
     );
-    EngineAnswer::Failed(class)
+    EngineAnswer::Failed(failure)
 }
 
 fn classify_net(failure: NetFailure) -> EngineErrorClass {
@@ -292,15 +352,85 @@ fn classify_port(error: PortError) -> EngineErrorClass {
     }
 }
 
-fn classify_engine(failure: EngineFailure) -> EngineErrorClass {
+fn classify_engine(failure: EngineFailure) -> Failure {
     match failure {
-        EngineFailure::RateLimited { .. } => EngineErrorClass::RateLimited,
-        EngineFailure::Blocked => EngineErrorClass::Blocked,
-        EngineFailure::AuthFailure => EngineErrorClass::AuthFailure,
-        EngineFailure::ParseFailure => EngineErrorClass::ParseFailure,
-        EngineFailure::RequestFailure => EngineErrorClass::RequestFailure,
+        EngineFailure::RateLimited {
+            retry_after_ms,
+            quota,
+        } => Failure {
+            class: EngineErrorClass::RateLimited,
+            retry_after_ms: retry_after_ms.map(|ms| ms.min(RETRY_AFTER_MAX_S * 1000)),
+            quota,
+        },
+        EngineFailure::Blocked => Failure::of(EngineErrorClass::Blocked),
+        EngineFailure::AuthFailure => Failure::of(EngineErrorClass::AuthFailure),
+        EngineFailure::ParseFailure => Failure::of(EngineErrorClass::ParseFailure),
+        EngineFailure::RequestFailure => Failure::of(EngineErrorClass::RequestFailure),
     }
 }
+
+/// The secret check (§10, LIM-P1; REQ-PRIV-002), before any engine is
+/// asked. A refusal names the format and where it starts, never the text;
+/// nothing of the query is logged in any mode.
+fn check_secrets(
+    mode: SecretDetection,
+    args: &mut SearchArgs,
+    notices: &mut Vec<Notice>,
+) -> Result<(), ToolError> {
+    if mode == SecretDetection::Off {
+        return Ok(());
+    }
+    let findings = secret::find(&args.query);
+    let Some(first) = findings.first() else {
+        return Ok(());
+    };
+    match mode {
+        SecretDetection::Refuse => {
+            tracing::info!(
+                event = "refused",
+                tool = "web_search",
+                reason = SECRET_IN_QUERY,
+                kind = first.kind.as_str(),
+                "query refused: it carries a credential"
+            );
+            Err(ToolError {
+                kind: ErrorKind::Denied,
+                message: "the query looks like it carries a credential; remove it and search again"
+                    .to_owned(),
+                detail: json!({
+                    "reason": SECRET_IN_QUERY,
+                    "kind": first.kind.as_str(),
+                    "position": first.position,
+                })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            })
+        }
+        SecretDetection::Warn => {
+            tracing::warn!(
+                event = "secret_in_query",
+                kind = first.kind.as_str(),
+                position = first.position,
+                "the query carries a credential; sent as written because the operator chose warn"
+            );
+            Ok(())
+        }
+        SecretDetection::Mask => {
+            args.query = secret::mask(&args.query, &findings);
+            notices.push(Notice::counted(
+                NoticeCode::CredentialMasked,
+                findings.len() as u64,
+            ));
+            Ok(())
+        }
+        SecretDetection::Off => Ok(()),
+    }
+}
+
+/// The `denied` reason of a credential in a query (§4). The denied reasons
+/// are spelled here until the fetch pipeline brings their vocabulary.
+const SECRET_IN_QUERY: &str = "secret_in_query";
 
 /// One result after merging: every observation of one comparison key.
 struct Merged {
@@ -322,6 +452,8 @@ struct Tally {
     removed: u64,
     url_too_long: u64,
     url_invalid: u64,
+    instruction_like: u64,
+    instruction_dropped: u64,
 }
 
 /// Checks each engine's hits (worker-parse is not trusted to have done so),
@@ -353,6 +485,9 @@ fn merge(
             {
                 hit.date = None;
             }
+            // The URL returned is the engine's, less its tracking
+            // parameters (REQ-RANK-003).
+            hit.url = returned_url(&hit.url);
             let https = (parsed.scheme() == "https").then(|| (rank, hit.url.clone()));
             let score = weight / (RRF_K + rank as f64 + 1.0);
             let key = comparison_key(&parsed);
@@ -391,44 +526,59 @@ fn merge(
             .then(a.best_rank.cmp(&b.best_rank))
             .then_with(|| a.hit.url.cmp(&b.hit.url))
     });
-    merged.truncate(max_results);
-
+    // Clean in rank order until max_results are kept; a result whose
+    // title or snippet reads like an instruction is noticed, or dropped
+    // when the operator chose so, and the next one takes its place.
     let attribution = services.config.service.attribution;
-    let results = merged
-        .into_iter()
-        .map(|m| {
-            let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
-            let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
-            tally.titles_cut += u64::from(title.truncated);
-            tally.snippets_cut += u64::from(snippet.truncated);
-            tally.removed += (title.removed + snippet.removed) as u64;
-            // One resource seen over http and https is shown over https
-            // (REQ-RANK-003).
-            let url = match m.best_https {
-                Some((_, https)) if !m.hit.url.starts_with("https:") => https,
-                _ => m.hit.url,
-            };
-            let mut result = json!({ "title": title.text, "url": url, "snippet": snippet.text });
-            if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
-                obj.insert("date".to_owned(), json!(date));
+    let drop_instruction_like = services.config.search.drop_instruction_like;
+    let mut results = Vec::new();
+    for m in merged {
+        if results.len() == max_results {
+            break;
+        }
+        let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
+        let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
+        if is_instruction_like(&title.text) || is_instruction_like(&snippet.text) {
+            if drop_instruction_like {
+                tally.instruction_dropped += 1;
+                continue;
             }
-            let required = m.engines.iter().any(|id| services.attribution_required(id));
-            if let (true, Some(obj)) = (attribution || required, result.as_object_mut()) {
-                obj.insert("engines".to_owned(), json!(m.engines));
-            }
-            result
-        })
-        .collect();
+            tally.instruction_like += 1;
+        }
+        tally.titles_cut += u64::from(title.truncated);
+        tally.snippets_cut += u64::from(snippet.truncated);
+        tally.removed += (title.removed + snippet.removed) as u64;
+        // One resource seen over http and https is shown over https
+        // (REQ-RANK-003).
+        let url = match m.best_https {
+            Some((_, https)) if !m.hit.url.starts_with("https:") => https,
+            _ => m.hit.url,
+        };
+        let mut result = json!({ "title": title.text, "url": url, "snippet": snippet.text });
+        if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
+            obj.insert("date".to_owned(), json!(date));
+        }
+        let required = m.engines.iter().any(|id| services.attribution_required(id));
+        if let (true, Some(obj)) = (attribution || required, result.as_object_mut()) {
+            obj.insert("engines".to_owned(), json!(m.engines));
+        }
+        results.push(result);
+    }
     for (code, n) in [
         (NoticeCode::SnippetTruncated, tally.snippets_cut),
         (NoticeCode::TitleTruncated, tally.titles_cut),
         (NoticeCode::CharactersRemoved, tally.removed),
+        (NoticeCode::InstructionLikeContent, tally.instruction_like),
     ] {
         if n > 0 {
             notices.push(Notice::counted(code, n));
         }
     }
     for (reason, n) in [
+        (
+            DropReason::InstructionLikeContent,
+            tally.instruction_dropped,
+        ),
         (DropReason::UrlTooLong, tally.url_too_long),
         (DropReason::UrlInvalid, tally.url_invalid),
     ] {
@@ -464,18 +614,93 @@ fn check_url(url: &str, tally: &mut Tally) -> Option<url::Url> {
     parsed
 }
 
-/// The comparison key of a result URL: scheme-insensitive, host
-/// lower-cased without one leading `www.`, the port when not the scheme's
-/// default, no fragment, no trailing slash. The full key of REQ-RANK-002
-/// (tracking parameters, query order) refines this.
+/// Query parameters that only track where a visitor came from
+/// (REQ-RANK-002, REQ-RANK-003): campaign tags of the analytics suites and
+/// the click identifiers of the ad networks. Compared ASCII
+/// case-insensitively on the raw name; `utm_` is a prefix.
+const TRACKING_PARAMETERS: &[&str] = &[
+    "_ga",
+    "_gl",
+    "_hsenc",
+    "_hsmi",
+    "dclid",
+    "fbclid",
+    "gbraid",
+    "gclid",
+    "gclsrc",
+    "igshid",
+    "mc_cid",
+    "mc_eid",
+    "mkt_tok",
+    "msclkid",
+    "oly_anon_id",
+    "oly_enc_id",
+    "srsltid",
+    "ttclid",
+    "twclid",
+    "vero_id",
+    "wbraid",
+    "yclid",
+];
+
+fn is_tracking_parameter(pair: &str) -> bool {
+    let name = pair.split_once('=').map_or(pair, |(name, _)| name);
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("utm_") || TRACKING_PARAMETERS.contains(&lower.as_str())
+}
+
+/// The URL a result shows (REQ-RANK-003): the engine's, byte for byte,
+/// unless it carries tracking parameters; then its query is rebuilt from
+/// the other parameters, each keeping its text and its place, and the `?`
+/// goes when none is left. The fragment stays.
+fn returned_url(url: &str) -> String {
+    let (before_fragment, fragment) = match url.find('#') {
+        Some(at) => url.split_at(at),
+        None => (url, ""),
+    };
+    let Some((base, query)) = before_fragment.split_once('?') else {
+        return url.to_owned();
+    };
+    if !query.split('&').any(is_tracking_parameter) {
+        return url.to_owned();
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !is_tracking_parameter(pair))
+        .collect();
+    let kept = kept.join("&");
+    if kept.is_empty() {
+        format!("{base}{fragment}")
+    } else {
+        format!("{base}?{kept}{fragment}")
+    }
+}
+
+/// The comparison key of a result URL (REQ-RANK-002): one resource, however
+/// the engines wrote it. The scheme does not count (http and https merge);
+/// the host is lower-cased (the URL parser has already put it in ASCII,
+/// IDNA included) without one leading `www.` and without a root dot; a
+/// port counts only when it is not the scheme's default; the path keeps its
+/// case but not a trailing slash; the fragment does not count; tracking
+/// parameters and empty pairs do not count, and the others count in sorted
+/// order, so `?b=2&a=1` and `?a=1&b=2` are one resource.
 fn comparison_key(url: &url::Url) -> String {
     let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let host = host.strip_suffix('.').unwrap_or(&host);
+    let host = host.strip_prefix("www.").unwrap_or(host);
     let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
     let path = url.path().trim_end_matches('/');
-    match url.query() {
-        Some(q) => format!("{host}{port}{path}?{q}"),
-        None => format!("{host}{port}{path}"),
+    let mut pairs: Vec<&str> = url
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !is_tracking_parameter(pair))
+        .collect();
+    pairs.sort_unstable();
+    if pairs.is_empty() {
+        format!("{host}{port}{path}")
+    } else {
+        format!("{host}{port}{path}?{}", pairs.join("&"))
     }
 }
 

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::error::Outcome;
+use crate::health::CircuitState;
 use crate::services::{EngineSlot, Services};
 
 /// Engine states of the contract.
@@ -12,9 +13,7 @@ use crate::services::{EngineSlot, Services};
 pub(crate) enum EngineState {
     Disabled,
     Closed,
-    #[allow(dead_code)] // entered by the circuit breaker, which lands with its own change
     Open,
-    #[allow(dead_code)]
     HalfOpen,
 }
 
@@ -29,6 +28,16 @@ impl EngineState {
     }
 }
 
+impl From<CircuitState> for EngineState {
+    fn from(state: CircuitState) -> Self {
+        match state {
+            CircuitState::Closed => Self::Closed,
+            CircuitState::Open => Self::Open,
+            CircuitState::HalfOpen => Self::HalfOpen,
+        }
+    }
+}
+
 /// The response of `engine_status`: every configured engine, in identifier
 /// order; no endpoint, credential or provider text (REQ-STATUS-002).
 pub(crate) fn engine_status(services: &Services) -> Value {
@@ -39,7 +48,7 @@ pub(crate) fn engine_status(services: &Services) -> Value {
         .map(|slot| match slot {
             EngineSlot::Active(engine) => json!({
                 "id": engine.config.id,
-                "state": EngineState::Closed.as_str(),
+                "state": EngineState::from(services.health.state(&engine.config.id)).as_str(),
                 "latency_ms": services.health.median_latency_ms(&engine.config.id),
             }),
             EngineSlot::Disabled { id, reason } => json!({

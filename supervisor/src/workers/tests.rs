@@ -60,6 +60,7 @@ fn spec(exe: PathBuf) -> WorkerSpec {
         log_level: LogLevel::Info,
         net_init: Some(NetInit {
             egress: EgressPolicy::default(),
+            agent_http: false,
         }),
         // The defaults of `[sandbox]`.
         probes: false,

@@ -28,6 +28,9 @@ enum Behaviour {
     Silent,
     /// Writes these bytes at once, without reading anything, and closes.
     Blurt(Vec<u8>),
+    /// Reads the request head, writes a 200 head declaring `length` body
+    /// bytes, then one byte every `every` until the client goes away.
+    Trickle { length: usize, every: Duration },
 }
 
 struct TestServer {
@@ -38,7 +41,14 @@ struct TestServer {
 
 impl TestServer {
     async fn start(behaviour: Behaviour) -> TestServer {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_at("127.0.0.1:0".parse().unwrap(), behaviour)
+            .await
+            .unwrap()
+    }
+
+    /// A server on `addr`, or `None` when it cannot be bound.
+    async fn start_at(addr: SocketAddr, behaviour: Behaviour) -> Option<TestServer> {
+        let listener = TcpListener::bind(addr).await.ok()?;
         let addr = listener.local_addr().unwrap();
         let connections = Arc::new(AtomicUsize::new(0));
         let heads = Arc::new(Mutex::new(Vec::new()));
@@ -49,11 +59,11 @@ impl TestServer {
                 tokio::spawn(handle(socket, behaviour.clone(), Arc::clone(&seen)));
             }
         });
-        TestServer {
+        Some(TestServer {
             addr,
             connections,
             heads,
-        }
+        })
     }
 
     fn connections(&self) -> usize {
@@ -106,6 +116,18 @@ async fn handle(mut socket: TcpStream, behaviour: Behaviour, heads: Arc<Mutex<Ve
         Behaviour::Silent => {
             tokio::time::sleep(Duration::from_secs(30)).await;
         }
+        Behaviour::Trickle { length, every } => {
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n");
+            if socket.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            for _ in 0..length {
+                if socket.write_all(b"x").await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(every).await;
+            }
+        }
         Behaviour::Blurt(_) => {}
     }
 }
@@ -118,6 +140,17 @@ fn response(status_line: &str, extra_headers: &str, body: &str) -> Behaviour {
         )
         .into_bytes(),
     )
+}
+
+/// A complete response with a binary body.
+fn response_bytes(status_line: &str, extra_headers: &str, body: &[u8]) -> Behaviour {
+    let mut bytes = format!(
+        "HTTP/1.1 {status_line}\r\nContent-Length: {}\r\nConnection: close\r\n{extra_headers}\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(body);
+    Behaviour::Respond(bytes)
 }
 
 fn rule(text: &str) -> EgressRule {
@@ -137,7 +170,7 @@ fn context(allow: &[&str], hosts: &[(&str, &[&str])]) -> NetContext {
             .collect(),
     };
     // No test may reach a real resolver: names come from `[egress] hosts`.
-    NetContext::with_resolver(egress, NameResolver::unconfigured())
+    NetContext::with_resolver(egress, false, NameResolver::unconfigured())
 }
 
 fn request(url: String, profile: Profile) -> ExchangeRequest {
@@ -184,7 +217,7 @@ async fn returns_status_headers_and_body_of_a_200() {
 
 // Verifies: REQ-SEC-007
 #[tokio::test]
-async fn sends_one_get_with_host_the_given_headers_and_identity_encoding_only() {
+async fn sends_one_get_with_host_the_given_headers_and_the_decoded_codings_only() {
     bounded(async {
         let server = TestServer::start(response("204 No Content", "", "")).await;
         let ctx = context(&[ALLOW_LOOPBACK], &[]);
@@ -212,7 +245,7 @@ async fn sends_one_get_with_host_the_given_headers_and_identity_encoding_only() 
         fields.sort_unstable();
         let host = format!("host: 127.0.0.1:{port}");
         let mut want = vec![
-            "accept-encoding: identity",
+            "accept-encoding: gzip, deflate, br, zstd",
             host.as_str(),
             "user-agent: rypsok-test",
         ];
@@ -375,9 +408,14 @@ async fn a_name_with_only_refused_answers_is_refused_without_connecting() {
                 &["127.0.0.1", "::1", "::ffff:127.0.0.1", "169.254.169.254"],
             )],
         );
-        let url = format!("http://internal.test:{}/", server.port());
-        let got = exchange(&ctx, request(url, Profile::Engine)).await;
-        assert_eq!(got.err(), Some(NetFailure::Refused));
+        let port = server.port();
+        for (url, profile) in [
+            (format!("http://internal.test:{port}/"), Profile::Engine),
+            (format!("https://internal.test:{port}/"), Profile::Agent),
+        ] {
+            let got = exchange(&ctx, request(url, profile)).await;
+            assert_eq!(got.err(), Some(NetFailure::Refused), "{profile:?}");
+        }
         assert_eq!(server.connections(), 0);
     })
     .await;
@@ -434,7 +472,14 @@ async fn returns_a_redirect_without_following_it() {
         let url = format!("http://127.0.0.1:{}/", server.port());
         let resp = exchange(&ctx, request(url, Profile::Engine)).await.unwrap();
         assert_eq!(resp.status, 302);
-        assert!(resp.headers.iter().any(|h| h.name == "location"));
+        let want = format!("http://127.0.0.1:{}/next", target.port());
+        let locations: Vec<&str> = resp
+            .headers
+            .iter()
+            .filter(|h| h.name == "location")
+            .map(|h| h.value.as_str())
+            .collect();
+        assert_eq!(locations, [want.as_str()]);
         assert_eq!(server.connections(), 1);
         assert_eq!(target.connections(), 0);
     })
@@ -519,7 +564,7 @@ fn keeps_bounded_utf8_headers_with_lower_case_names() {
             HeaderValue::from_static("1"),
         );
     }
-    let kept = keep_headers(&map);
+    let kept = keep_headers(&map, false);
     assert_eq!(kept.len(), MAX_RESPONSE_HEADERS);
     assert!(kept.iter().any(|h| h.name == "x-short" && h.value == "ok"));
     assert!(kept.iter().any(|h| h.name == "x-utf8" && h.value == "café"));
@@ -537,13 +582,393 @@ async fn builds_its_context_from_the_system_configuration_without_network() {
         // Whatever the host's resolver configuration, building the context
         // neither fails nor queries anything; a refused literal proves the
         // context judges before any I/O.
-        let ctx = NetContext::new(EgressPolicy::default());
+        let ctx = NetContext::new(EgressPolicy::default(), false);
         let got = exchange(
             &ctx,
             request("https://10.0.0.1/".to_owned(), Profile::Agent),
         )
         .await;
         assert_eq!(got.err(), Some(NetFailure::Refused));
+    })
+    .await;
+}
+
+// Verifies: REQ-FETCH-010
+#[tokio::test]
+async fn an_agent_http_url_goes_out_only_when_the_operator_allowed_http() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "plain")).await;
+        let url = format!("http://127.0.0.1:{}/", server.port());
+        let mut ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let got = exchange(&ctx, request(url.clone(), Profile::Agent)).await;
+        assert_eq!(got.err(), Some(NetFailure::InvalidUrl));
+        assert_eq!(server.connections(), 0);
+
+        ctx.agent_http = true;
+        let resp = exchange(&ctx, request(url, Profile::Agent)).await.unwrap();
+        assert_eq!(resp.body, b"plain");
+        assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+/// An agent's exchange over plain http under the fetch byte limit (LIM-F3).
+fn agent_request(url: String) -> ExchangeRequest {
+    ExchangeRequest {
+        max_body_bytes: rypsok_proto::limits::FETCH_MAX_BYTES,
+        timeout_ms: 10_000,
+        ..request(url, Profile::Agent)
+    }
+}
+
+fn agent_context() -> NetContext {
+    let mut ctx = context(&[ALLOW_LOOPBACK], &[]);
+    ctx.agent_http = true;
+    ctx
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn a_gzip_bomb_of_one_gib_stops_at_the_fetch_limit() {
+    bounded(async {
+        // 1 GiB of zeros in about 1 MiB of gzip, built now.
+        let bomb = crate::test_support::gzip_bomb(1024);
+        assert!(bomb.len() < 4 << 20, "{}", bomb.len());
+        let server = TestServer::start(response_bytes(
+            "200 OK",
+            "Content-Encoding: gzip\r\n",
+            &bomb,
+        ))
+        .await;
+        let url = format!("http://127.0.0.1:{}/bomb", server.port());
+        let got = exchange(&agent_context(), agent_request(url)).await;
+        assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn every_offered_coding_decodes_and_loses_its_coding_headers() {
+    bounded(async {
+        use crate::test_support::{TestCoding, encode, sample_text};
+        let text = sample_text(100 * 1024);
+        for coding in TestCoding::ALL {
+            let encoded = encode(coding, &text).await;
+            let headers = format!(
+                "Content-Encoding: {}\r\nX-Kept: yes\r\n",
+                coding.header_value()
+            );
+            let server = TestServer::start(response_bytes("200 OK", &headers, &encoded)).await;
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            let resp = exchange(&agent_context(), agent_request(url))
+                .await
+                .unwrap_or_else(|f| panic!("{coding:?}: {f:?}"));
+            assert!(resp.body == text, "{coding:?}");
+            let names: Vec<&str> = resp.headers.iter().map(|h| h.name.as_str()).collect();
+            assert!(names.contains(&"x-kept"), "{coding:?}: {names:?}");
+            let decoded = coding != TestCoding::Identity;
+            assert_eq!(names.contains(&"content-encoding"), !decoded, "{coding:?}");
+            assert_eq!(names.contains(&"content-length"), !decoded, "{coding:?}");
+        }
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn a_coding_not_offered_is_refused_rather_than_passed_on() {
+    bounded(async {
+        for value in ["compress", "gzip, br", "x-custom"] {
+            let headers = format!("Content-Encoding: {value}\r\n");
+            let server = TestServer::start(response("200 OK", &headers, "garbage")).await;
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            let got = exchange(&agent_context(), agent_request(url)).await;
+            assert_eq!(got.err(), Some(NetFailure::Protocol), "{value}");
+        }
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn a_12_mib_body_is_too_large_for_a_fetch() {
+    bounded(async {
+        let server = TestServer::start(Behaviour::Stream {
+            total: 12 * 1024 * 1024,
+        })
+        .await;
+        let url = format!("http://127.0.0.1:{}/big", server.port());
+        let got = exchange(&agent_context(), agent_request(url)).await;
+        assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-011
+#[tokio::test]
+async fn a_body_trickling_one_byte_a_second_ends_at_the_deadline() {
+    bounded(async {
+        let server = TestServer::start(Behaviour::Trickle {
+            length: 1000,
+            every: Duration::from_secs(1),
+        })
+        .await;
+        let url = format!("http://127.0.0.1:{}/slow", server.port());
+        let req = ExchangeRequest {
+            timeout_ms: 2_500,
+            ..agent_request(url)
+        };
+        let started = Instant::now();
+        let got = exchange(&agent_context(), req).await;
+        let elapsed = started.elapsed();
+        assert_eq!(got.err(), Some(NetFailure::Timeout));
+        assert!(elapsed >= Duration::from_millis(2_500), "{elapsed:?}");
+        assert!(elapsed < Duration::from_millis(5_000), "{elapsed:?}");
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010
+#[tokio::test]
+async fn an_overfull_or_oversized_response_head_is_a_protocol_failure() {
+    bounded(async {
+        let many: String = (0..MAX_WIRE_HEADERS + 10)
+            .map(|i| format!("X-Many-{i}: 1\r\n"))
+            .collect();
+        let long = format!(
+            "X-Long: {}\r\n",
+            "v".repeat(2 * MAX_RESPONSE_HEAD_BYTES + 1)
+        );
+        for (row, headers) in [("many", many), ("long", long)] {
+            let server = TestServer::start(response("200 OK", &headers, "x")).await;
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            let got = exchange(&agent_context(), agent_request(url)).await;
+            assert_eq!(got.err(), Some(NetFailure::Protocol), "{row}");
+        }
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-011
+#[tokio::test]
+async fn a_tls_handshake_that_never_finishes_gives_way_to_the_next_address_after_lim_f6() {
+    bounded(async {
+        // The same port on 127.0.0.1 (accepts, never speaks) and 127.0.0.2
+        // (answers plain HTTP at once, so its TLS fails): a name answering
+        // both reaches the second once LIM-F6 has passed on the first.
+        let mut pair = None;
+        for _ in 0..20 {
+            let silent = TestServer::start(Behaviour::Silent).await;
+            let second: SocketAddr = format!("127.0.0.2:{}", silent.port()).parse().unwrap();
+            let blurt = Behaviour::Blurt(b"HTTP/1.1 400 Bad Request\r\n\r\n".to_vec());
+            if let Some(other) = TestServer::start_at(second, blurt).await {
+                pair = Some((silent, other));
+                break;
+            }
+        }
+        let (silent, other) = pair.expect("no port free on both loopback addresses");
+        let port = silent.port();
+        let ctx = context(
+            &["127.0.0.0/8:*"],
+            &[
+                ("two.test", &["127.0.0.1", "127.0.0.2"]),
+                ("one.test", &["127.0.0.1"]),
+            ],
+        );
+        let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
+        let two = async {
+            let started = Instant::now();
+            let got = exchange(&ctx, agent_request(format!("https://two.test:{port}/"))).await;
+            (got.err(), started.elapsed())
+        };
+        let one = async {
+            let started = Instant::now();
+            let got = exchange(&ctx, agent_request(format!("https://one.test:{port}/"))).await;
+            (got.err(), started.elapsed())
+        };
+        let ((two, two_elapsed), (one, one_elapsed)) = tokio::join!(two, one);
+        assert_eq!(two, Some(NetFailure::Tls));
+        assert!(two_elapsed >= per_address, "{two_elapsed:?}");
+        assert_eq!(one, Some(NetFailure::Connect));
+        assert!(one_elapsed >= per_address, "{one_elapsed:?}");
+        assert!(one_elapsed < per_address * 2, "{one_elapsed:?}");
+        assert_eq!(silent.connections(), 2);
+        assert_eq!(other.connections(), 1);
+    })
+    .await;
+}
+
+/// Where the child process of [`environment_proxies_are_ignored`] finds
+/// its target server.
+const PROXY_TEST_TARGET: &str = "RYPSOK_TEST_PROXY_TARGET";
+
+// Verifies: REQ-SEC-017
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn environment_proxies_are_ignored() {
+    bounded(async {
+        let target = TestServer::start(response("200 OK", "", "direct")).await;
+        // Speaks plain HTTP at once: a TLS client reaching it fails fast.
+        let tls_target = TestServer::start(Behaviour::Blurt(
+            b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ))
+        .await;
+        let proxy = TestServer::start(response("200 OK", "", "proxied")).await;
+        let proxy_url = format!("http://127.0.0.1:{}", proxy.port());
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
+            .args([
+                "--exact",
+                "exchange::tests::exchange_under_proxy_environment",
+                "--ignored",
+                "--test-threads=1",
+            ])
+            .env(
+                PROXY_TEST_TARGET,
+                format!("{},{}", target.port(), tls_target.port()),
+            );
+        for var in [
+            "HTTP_PROXY",
+            "http_proxy",
+            "HTTPS_PROXY",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ] {
+            child.env(var, &proxy_url);
+        }
+        child.env_remove("NO_PROXY").env_remove("no_proxy");
+        let output = tokio::task::spawn_blocking(move || child.output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test: {stdout}"
+        );
+        // The http and the https exchange each went straight to its target.
+        assert_eq!(target.connections(), 1);
+        assert_eq!(tls_target.connections(), 1);
+        assert_eq!(proxy.connections(), 0);
+    })
+    .await;
+}
+
+/// Run only by [`environment_proxies_are_ignored`], in a child process
+/// whose environment names a proxy.
+#[tokio::test]
+#[ignore = "run in a child process by environment_proxies_are_ignored"]
+async fn exchange_under_proxy_environment() {
+    let Some(ports) = std::env::var(PROXY_TEST_TARGET).ok() else {
+        return;
+    };
+    let (port, tls_port) = ports.split_once(',').unwrap();
+    assert!(std::env::var_os("HTTP_PROXY").is_some());
+    let ctx = context(&[ALLOW_LOOPBACK], &[("proxied.test", &["127.0.0.1"])]);
+    let resp = exchange(
+        &ctx,
+        request(format!("http://proxied.test:{port}/"), Profile::Engine),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.body, b"direct");
+    // The target speaks no TLS: reaching it at all is what counts.
+    let got = exchange(
+        &ctx,
+        request(format!("https://proxied.test:{tls_port}/"), Profile::Agent),
+    )
+    .await;
+    assert_eq!(got.err(), Some(NetFailure::Tls));
+}
+
+// Verifies: REQ-SEC-006
+#[tokio::test]
+async fn an_agent_request_carries_only_rypsoks_own_headers() {
+    bounded(async {
+        let server = TestServer::start(response("204 No Content", "", "")).await;
+        let port = server.port();
+        let mut req = agent_request(format!("http://127.0.0.1:{port}/"));
+        for (name, value) in [
+            ("Accept", "text/markdown, text/html;q=0.9"),
+            ("Accept-Language", "en"),
+            ("Authorization", "Bearer secret"),
+            ("Cookie", "a=b"),
+            ("X-Subscription-Token", "secret"),
+        ] {
+            req.headers.push(Header {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            });
+        }
+        let resp = exchange(&agent_context(), req).await.unwrap();
+        assert_eq!(resp.status, 204);
+        let head = server.heads.lock().unwrap()[0].to_ascii_lowercase();
+        let mut fields: Vec<&str> = head
+            .split("\r\n")
+            .skip(1)
+            .filter(|l| !l.is_empty())
+            .collect();
+        fields.sort_unstable();
+        let host = format!("host: 127.0.0.1:{port}");
+        let mut want = vec![
+            "accept: text/markdown, text/html;q=0.9",
+            "accept-encoding: gzip, deflate, br, zstd",
+            "accept-language: en",
+            host.as_str(),
+            "user-agent: rypsok-test",
+        ];
+        want.sort_unstable();
+        assert_eq!(fields, want);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-008
+#[tokio::test]
+async fn a_redirect_is_returned_whatever_its_body() {
+    bounded(async {
+        let location = "Location: /elsewhere?a=1&b=%20\r\n";
+        let rows = [
+            (
+                "undecodable",
+                response(
+                    "301 Moved Permanently",
+                    &format!("{location}Content-Encoding: x-custom\r\n"),
+                    "garbage",
+                ),
+            ),
+            (
+                "oversized",
+                response("307 Temporary Redirect", location, &"x".repeat(128 * 1024)),
+            ),
+        ];
+        for (row, behaviour) in rows {
+            let server = TestServer::start(behaviour).await;
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            let req = ExchangeRequest {
+                max_body_bytes: 1024,
+                ..agent_request(url)
+            };
+            let resp = exchange(&agent_context(), req).await.unwrap();
+            assert!(resp.status == 301 || resp.status == 307, "{row}");
+            assert!(resp.body.is_empty(), "{row}");
+            let location: Vec<&str> = resp
+                .headers
+                .iter()
+                .filter(|h| h.name == "location")
+                .map(|h| h.value.as_str())
+                .collect();
+            assert_eq!(location, ["/elsewhere?a=1&b=%20"], "{row}");
+            assert!(
+                !resp
+                    .headers
+                    .iter()
+                    .any(|h| h.name == "content-encoding" || h.name == "content-length"),
+                "{row}"
+            );
+        }
     })
     .await;
 }

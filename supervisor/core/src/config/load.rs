@@ -717,7 +717,9 @@ fn search(s: &mut Section<'_>, p: &mut Problems) -> Option<SearchConfig> {
         Range::up_to(0, "deadline_ms", deadline, DEADLINE_MAX),
         grace_default,
     );
+    let drop_instruction_like = s.boolean(p, "drop_instruction_like", false);
     Some(SearchConfig {
+        drop_instruction_like: drop_instruction_like?,
         languages: languages?,
         region: region?,
         safe_search: safe_search?,

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Measures the overhead of web_search above the slowest engine (PERF-2).
+
+Two loopback engines answer every request after the same delay, at once.
+Each records the moment it finished writing its answer; the overhead of a
+call is the moment its response line reached this script minus the later
+of the two engines' moments. It covers everything rypsok adds after the
+last engine answered: worker-net's read, the parser worker, merging,
+ranking, cleaning, the envelope and the stdio round trip back (the time
+before the engines answer, from the call to their requests, is reported
+apart as the dispatch time).
+
+By default both engines are Wikipedia-type (the project's captured answer
+of en.wikipedia); --with-brave makes the second one Brave (its captured web
+answer) and paces calls at one per 1.1 s to stay inside Brave's published
+rate, which rypsok keeps per engine.
+
+Usage: python3 tests/bench/search_overhead.py [--runs N] [--delay-ms D]
+       [--with-brave] [--bin target/release/rypsok]
+Build first with `cargo build --release --locked`. Prints median and p99.
+"""
+import argparse
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WIKIPEDIA = os.path.join(ROOT, "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json")
+BRAVE = os.path.join(ROOT, "worker-parse/testdata/brave/web_search_hello_world_2024.json")
+
+
+class Engine:
+    """A loopback engine: answers `body` after `delay_s`, records when each
+    answer was written and when each request arrived."""
+
+    def __init__(self, body, delay_s):
+        self.body = body
+        self.delay_s = delay_s
+        self.answered = []
+        self.arrived = []
+        engine = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                engine.arrived.append(time.perf_counter())
+                time.sleep(engine.delay_s)
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(engine.body)))
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.wfile.write(engine.body)
+                self.wfile.flush()
+                engine.answered.append(time.perf_counter())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def config(first, second, with_brave):
+    second_engine = (
+        f'[engines.brave]\ntype = "brave"\nendpoint = "http://127.0.0.1:{second.port}/res/v1/web/search"\n'
+        'api_key_env = "RYPSOK_BENCH_BRAVE_KEY"\n'
+        if with_brave
+        else f'[engines.wikipedia2]\ntype = "wikipedia"\nendpoint = "http://127.0.0.1:{second.port}/w/api.php"\n'
+    )
+    return (
+        "config_version = 1\n[service]\ncontact = \"bench@example.org\"\n"
+        "[limits]\nweb_search_per_minute = 100000\n"
+        f'[egress]\nallow = ["127.0.0.1:{first.port}", "127.0.0.1:{second.port}"]\n'
+        f'[engines.wikipedia]\ntype = "wikipedia"\nendpoint = "http://127.0.0.1:{first.port}/w/api.php"\n'
+        + second_engine
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--delay-ms", type=float, default=20.0)
+    parser.add_argument("--with-brave", action="store_true")
+    parser.add_argument("--bin", default=os.path.join(ROOT, "target/release/rypsok"))
+    args = parser.parse_args()
+
+    with open(WIKIPEDIA, "rb") as f:
+        first = Engine(f.read(), args.delay_ms / 1000)
+    with open(BRAVE if args.with_brave else WIKIPEDIA, "rb") as f:
+        second = Engine(f.read(), args.delay_ms / 1000)
+
+    workdir = tempfile.mkdtemp(prefix="rypsok-bench-")
+    path = os.path.join(workdir, "rypsok.toml")
+    with open(path, "w") as f:
+        f.write(config(first, second, args.with_brave))
+    env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
+    env["RYPSOK_BENCH_BRAVE_KEY"] = "bench-key"
+    proc = subprocess.Popen([args.bin, "serve", "--transport", "stdio", "--config", path],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+
+    def request(rid, method, params):
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
+                                      "params": params}) + "\n").encode())
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit("rypsok exited")
+            answer = json.loads(line)
+            if answer.get("id") == rid:
+                return answer, time.perf_counter()
+
+    request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                              "clientInfo": {"name": "bench", "version": "1"}})
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    proc.stdin.flush()
+
+    overheads, dispatches, outcomes = [], [], {}
+    warmup = 5
+    for i in range(warmup + args.runs):
+        sent_at = time.perf_counter()
+        before = (len(first.answered), len(second.answered))
+        answer, received = request(i + 1, "tools/call", {
+            "name": "web_search", "arguments": {"query": f"counter strike {i}", "max_results": 5}})
+        result = answer["result"]
+        outcome = result.get("structuredContent", {}).get("outcome", "error")
+        if len(first.answered) == before[0] + 1 and len(second.answered) == before[1] + 1:
+            last = max(first.answered[-1], second.answered[-1])
+            earliest = min(first.arrived[-1], second.arrived[-1])
+            if i >= warmup:
+                overheads.append((received - last) * 1000)
+                dispatches.append((earliest - sent_at) * 1000)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        if args.with_brave:
+            time.sleep(max(0.0, 1.1 - (time.perf_counter() - sent_at)))
+
+    proc.stdin.close()
+    proc.wait(timeout=5)
+    if len(overheads) < 2:
+        raise SystemExit("too few calls where both engines answered")
+    overheads.sort()
+    p99 = overheads[min(len(overheads) - 1, int(round(0.99 * (len(overheads) - 1))))]
+    engines = "wikipedia + brave" if args.with_brave else "wikipedia + wikipedia"
+    print(f"engines: {engines}, answering after {args.delay_ms:g} ms; calls measured: {len(overheads)}; "
+          f"outcomes: {outcomes}")
+    print(f"web_search overhead above the slowest engine: median {statistics.median(overheads):.2f} ms, "
+          f"p99 {p99:.2f} ms, max {overheads[-1]:.2f} ms (target PERF-2: < 2 ms median, < 10 ms p99)")
+    print(f"dispatch (call sent to first engine request): median {statistics.median(dispatches):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
