@@ -67,6 +67,21 @@ pub const FETCH_PER_MINUTE: u32 = 30;
 /// LIM-C8: `engine_status` calls per minute.
 pub const STATUS_PER_MINUTE: u32 = 30;
 
+/// LIM-H1: open HTTP connections; one more is closed unanswered.
+pub const HTTP_MAX_CONNECTIONS: usize = 256;
+/// LIM-H2: one HTTP request body.
+pub const HTTP_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// LIM-H3: time for a new connection to show HTTP/1 or HTTP/2.
+pub const HTTP_PROTOCOL_WAIT_MS: u64 = 5000;
+/// LIM-H4: lifetime of one response stream.
+pub const HTTP_STREAM_LIFETIME_MS: u64 = 60_000;
+/// LIM-H5: time to receive a whole request.
+pub const HTTP_REQUEST_MS: u64 = 30_000;
+/// LIM-H6: open sessions of handshake-based revisions.
+pub const HTTP_MAX_SESSIONS: usize = 64;
+/// LIM-H7: request line and headers.
+pub const HTTP_MAX_HEADER_BYTES: usize = 16 * 1024;
+
 /// LIM-I1: `tools/list` plus server instructions, serialized, with all tools
 /// and two languages configured.
 pub const TOOL_LIST_MAX_CHARS: usize = 6000;

@@ -131,18 +131,11 @@ pub(crate) fn run() -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
-        Command::Serve {
-            transport: Transport::Http,
-        } => {
-            eprintln!(
-                "rypsok: the http transport is not available in this version; use --transport stdio"
-            );
-            Ok(ExitCode::from(USAGE))
-        }
-        Command::Serve {
-            transport: Transport::Stdio,
-        } => match load(cli.config.as_deref()) {
-            Ok(config) => crate::serve::stdio(config),
+        Command::Serve { transport } => match load(cli.config.as_deref()) {
+            Ok(config) => match transport {
+                Transport::Stdio => crate::serve::stdio(config),
+                Transport::Http => crate::serve::http(config),
+            },
             Err(problems) => {
                 for p in &problems {
                     eprintln!("{p}");

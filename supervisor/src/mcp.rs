@@ -5,31 +5,46 @@
 //! parameters would turn a bad argument into a protocol error that can echo
 //! the caller's input. The raw argument object goes to the core, which
 //! validates it and answers `invalid_request` without echoing anything.
+//!
+//! [`McpHttp`] is the SDK's Streamable HTTP service behind rypsok's own
+//! gate (`http.rs`): the SDK answers the statuses the contract names it
+//! for (400, 403, 406, 413 streamed, 415), the gate the rest.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use bytes::Bytes;
+use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rypsok_core::config::HttpConfig;
 use rypsok_core::tools::{DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition};
-use rypsok_core::{Services, ToolOutput};
+use rypsok_core::{Caller, Services, ToolOutput};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-/// The MCP server of one process.
+/// The MCP server of one process. Cheap to clone: the HTTP service makes
+/// one per session or stateless request.
+#[derive(Clone)]
 pub(crate) struct Adapter {
     services: Arc<Services>,
-    tools: Vec<Tool>,
+    tools: Arc<[Tool]>,
     structured_content: bool,
     /// rypsok's own call ids for logs: the JSON-RPC id is the client's text.
-    next_call: AtomicU64,
-    caller: &'static str,
+    next_call: Arc<AtomicU64>,
+    /// The caller of a call that does not name one (stdio: the process).
+    caller: Caller,
 }
 
 fn schema_object(v: Value) -> Arc<JsonObject> {
@@ -58,7 +73,7 @@ fn to_tool(def: ToolDefinition, structured_content: bool) -> Tool {
 }
 
 impl Adapter {
-    pub(crate) fn new(services: Arc<Services>, caller: &'static str) -> Self {
+    pub(crate) fn new(services: Arc<Services>, caller: Caller) -> Self {
         // The configuration of a process is immutable, so the list is built once.
         let structured_content = services.config().service.structured_content;
         let tools = services
@@ -70,18 +85,29 @@ impl Adapter {
             services,
             tools,
             structured_content,
-            next_call: AtomicU64::new(1),
+            next_call: Arc::new(AtomicU64::new(1)),
             caller,
         }
     }
 
-    async fn dispatch(&self, name: &str, args: &JsonObject) -> Option<ToolOutput> {
+    async fn dispatch(&self, caller: &Caller, name: &str, args: &JsonObject) -> Option<ToolOutput> {
         Some(match name {
-            "web_search" => self.services.web_search(args).await,
-            "web_fetch" => self.services.web_fetch(args).await,
-            "engine_status" => self.services.engine_status(args).await,
+            "web_search" => self.services.web_search_as(caller, args).await,
+            "web_fetch" => self.services.web_fetch_as(caller, args).await,
+            "engine_status" => self.services.engine_status_as(caller, args).await,
             _ => return None,
         })
+    }
+
+    /// The caller of this call: the one the HTTP gate attached to the
+    /// request, or the adapter's own (stdio).
+    fn caller_of(&self, context: &RequestContext<RoleServer>) -> Caller {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .unwrap_or_else(|| self.caller.clone())
     }
 
     /// Renders an output: structured content plus the same JSON as text
@@ -116,7 +142,13 @@ impl ServerHandler for Adapter {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    /// Lets the SDK check `Mcp-Name` and `Mcp-Param-*` headers against the
+    /// served tools (2026-07-28).
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -134,15 +166,21 @@ impl ServerHandler for Adapter {
             return Err(ErrorData::invalid_params("unknown tool", None));
         };
         let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let span =
-            tracing::info_span!("call", request_id = call_id, caller = self.caller, tool = %tool);
+        let caller = self.caller_of(&context);
+        let span = tracing::info_span!(
+            "call",
+            request_id = call_id,
+            caller = caller.as_str(),
+            tool = %tool
+        );
         let args = request.arguments.unwrap_or_default();
         let started = Instant::now();
         let work = async {
             tokio::select! {
-                output = self.dispatch(&tool, &args) => Some(output),
-                // notifications/cancelled: dropping the work cancels it in
-                // every process (REQ-MCP-007).
+                output = self.dispatch(&caller, &tool, &args) => Some(output),
+                // notifications/cancelled, or on HTTP a closed response
+                // stream: dropping the work cancels it in every process
+                // (REQ-MCP-007).
                 () = context.ct.cancelled() => None,
             }
         }
@@ -211,5 +249,68 @@ impl ServerHandler for Adapter {
             "method not found",
             None,
         ))
+    }
+}
+
+/// A response of the HTTP service.
+pub(crate) type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
+
+/// The SDK's Streamable HTTP service on `/mcp`: the 2026-07-28 revision
+/// statelessly, the handshake-based revisions in sessions (REQ-MCP-006).
+pub(crate) struct McpHttp {
+    service: StreamableHttpService<Adapter, LocalSessionManager>,
+    sessions: Arc<LocalSessionManager>,
+}
+
+impl std::fmt::Debug for McpHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttp").finish_non_exhaustive()
+    }
+}
+
+impl McpHttp {
+    /// `stop` ends every session and open stream when cancelled.
+    pub(crate) fn new(
+        services: Arc<Services>,
+        http: &HttpConfig,
+        max_body_bytes: usize,
+        stop: CancellationToken,
+    ) -> Self {
+        let adapter = Adapter::new(services, Caller::remote("loopback"));
+        let sessions = Arc::new(LocalSessionManager::default());
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        hosts.extend(http.allowed_hosts.iter().cloned());
+        // Origin validation is on whatever the configuration lists: a
+        // browser's request carries an Origin, and only a page of this
+        // machine's loopback names or a listed origin passes, so a foreign
+        // page cannot reach the listener by DNS rebinding (REQ-SEC-018). A
+        // request without Origin (not a browser) passes.
+        let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .flat_map(|host| [format!("http://{host}:*"), format!("https://{host}:*")])
+            .collect();
+        origins.extend(http.allowed_origins.iter().cloned());
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(max_body_bytes)
+            .with_cancellation_token(stop);
+        let service =
+            StreamableHttpService::new(move || Ok(adapter.clone()), Arc::clone(&sessions), config);
+        Self { service, sessions }
+    }
+
+    /// Answers one request whose body the gate has already read.
+    pub(crate) async fn handle(&self, request: http::Request<Full<Bytes>>) -> HttpResponse {
+        self.service.handle(request).await
+    }
+
+    /// Sessions of the handshake-based revisions now open (LIM-H6).
+    pub(crate) async fn open_sessions(&self) -> usize {
+        self.sessions.sessions.read().await.len()
     }
 }

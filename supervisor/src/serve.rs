@@ -67,20 +67,37 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
 /// Serves MCP over stdio.
 pub(crate) fn stdio(config: Config) -> Result<ExitCode> {
     crate::telemetry::init("supervisor", config.logging.level);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
+    let runtime = runtime()?;
     let result = runtime.block_on(serve(config));
     // A blocking read on a terminal stdin must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_millis(200));
     result
 }
 
-async fn serve(config: Config) -> Result<ExitCode> {
-    let config = Arc::new(config);
+/// Serves MCP over Streamable HTTP (`http.rs`).
+pub(crate) fn http(config: Config) -> Result<ExitCode> {
+    crate::telemetry::init("supervisor", config.logging.level);
+    let runtime = runtime()?;
+    let result = runtime.block_on(crate::http::serve(config));
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")
+}
+
+/// Starts the workers and builds the services on them. Calls answer
+/// unavailable until a worker can be started.
+pub(crate) async fn start(
+    config: &Arc<Config>,
+    transport: &'static str,
+) -> Result<(Arc<Workers>, Arc<Services>)> {
     let spawner = Spawner::start().context("starting the spawner thread")?;
-    let (net, parse) = worker_specs(&config);
+    let (net, parse) = worker_specs(config);
     let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
     let workers = Arc::new(Workers::new(net, parse, parse_workers, spawner));
     if workers.start_all().await.is_err() {
@@ -94,18 +111,24 @@ async fn serve(config: Config) -> Result<ExitCode> {
     let pids = workers.pids().await;
     tracing::info!(
         event = "started",
-        transport = "stdio",
+        transport,
         workers = pids.len(),
         version = env!("CARGO_PKG_VERSION"),
         "rypsok serving"
     );
 
     let services = Arc::new(Services::new(
-        Arc::clone(&config),
+        Arc::clone(config),
         workers.clone(),
         workers.clone(),
     ));
-    let adapter = Adapter::new(services, "stdio");
+    Ok((workers, services))
+}
+
+async fn serve(config: Config) -> Result<ExitCode> {
+    let config = Arc::new(config);
+    let (workers, services) = start(&config, "stdio").await?;
+    let adapter = Adapter::new(services, rypsok_core::Caller::process("stdio"));
     let ct = CancellationToken::new();
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;

@@ -36,12 +36,23 @@ fn exits_two_on_usage_errors() {
     }
 }
 
-// Verifies: REQ-OPS-001 (the http transport answers a clear usage error until it is built)
+// Verifies: REQ-SEC-018 (a configured token that cannot be read: nothing is served)
 #[test]
-fn refuses_the_http_transport_clearly() {
-    let out = rypsok(&["serve", "--transport", "http"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("http transport is not available"));
+fn http_refuses_to_start_without_its_token() {
+    let dir = TempDir::new("http-token");
+    let config = dir.write(
+        "rypsok.toml",
+        "config_version = 1\n[http]\nbind = \"127.0.0.1:0\"\nauth_token_env = \"RYPSOK_TEST_NO_SUCH_TOKEN\"\n",
+    );
+    let out = Command::new(binary())
+        .args(["serve", "--transport", "http", "--config"])
+        .arg(&config)
+        .env_remove("RYPSOK_TEST_NO_SUCH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run rypsok");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("auth_token_unreadable"));
 }
 
 /// Every configuration fixture with its `# expect:` lines.

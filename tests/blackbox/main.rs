@@ -11,6 +11,9 @@
 //! - `fetch`: `web_fetch` against loopback sites reached through
 //!   `[egress] allow` rules and `[egress] hosts` names: robots.txt, redirects,
 //!   the byte and time bounds, statuses, media types, paging, refusals.
+//! - `http`: `serve --transport http` on a loopback listener: every row of
+//!   the status table, connection bounds, both eras, callers, cancellation,
+//!   SIGTERM.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
 //! - `sandbox`: each worker's confinement as the kernel shows it
@@ -31,6 +34,7 @@ mod support;
 mod brave;
 mod cli;
 mod fetch;
+mod http;
 mod protocol;
 mod sandbox;
 mod search;

@@ -291,9 +291,39 @@ impl Server {
     }
 
     pub(crate) fn start_with_env(config: Option<&str>, env: &[(&str, &str)]) -> Self {
+        Self::spawn("stdio", config, env)
+    }
+
+    /// Starts `rypsok serve --transport http` with this configuration
+    /// (whose `[http] bind` should be `127.0.0.1:0`) and waits until it
+    /// listens; [`Server::http_addr`] is then the bound address.
+    pub(crate) fn start_http(config: &str, env: &[(&str, &str)]) -> Self {
+        let server = Self::spawn("http", Some(config), env);
+        server.http_addr();
+        server
+    }
+
+    /// The address the HTTP listener reported in its `listening` line.
+    pub(crate) fn http_addr(&self) -> SocketAddr {
+        let line = self
+            .await_log(&[("event", json!("listening"))], Duration::from_secs(10))
+            .expect("the http listener did not report its address");
+        line["addr"]
+            .as_str()
+            .and_then(|a| a.parse().ok())
+            .expect("a socket address")
+    }
+
+    /// Sends SIGTERM to the server (only this test's own process).
+    pub(crate) fn terminate(&self) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.pid()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    }
+
+    fn spawn(transport: &str, config: Option<&str>, env: &[(&str, &str)]) -> Self {
         let dir = TempDir::new("serve");
         let mut cmd = Command::new(binary());
-        cmd.args(["serve", "--transport", "stdio"])
+        cmd.args(["serve", "--transport", transport])
             .env_remove("RYPSOK_CONFIG")
             .env_remove("RYPSOK_TEST_PROBES")
             .env_remove("BRAVE_API_KEY");
@@ -304,7 +334,11 @@ impl Server {
             cmd.env(k, v);
         }
         let mut child = cmd
-            .stdin(Stdio::piped())
+            .stdin(if transport == "stdio" {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

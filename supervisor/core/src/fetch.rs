@@ -15,6 +15,7 @@ mod tests;
 
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use rypsok_proto::limits::{
     FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS, RETRY_AFTER_MAX_S,
 };
@@ -32,7 +33,7 @@ use crate::config::Config;
 use crate::error::{DeniedReason, ErrorKind, Notice, NoticeCode, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::PortError;
-use crate::ratelimit::RateLimit;
+use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::services::Services;
 use crate::validate::FetchArgs;
 
@@ -51,12 +52,14 @@ const PAGE_ACCEPT: &str =
     "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, */*;q=0.1";
 
 /// The fetch state of one process: the tool's rate limit (LIM-C7), its
-/// concurrency (LIM-F10), the robots.txt cache (LIM-F13) and, in strict
-/// mode, the URLs `web_search` returned.
+/// concurrency (LIM-F10, for the process and each caller's share), the
+/// robots.txt cache (LIM-F13) and, in strict mode, the URLs `web_search`
+/// returned.
 #[derive(Debug)]
 pub(crate) struct FetchState {
     rate: RateLimit,
     in_flight: Semaphore,
+    callers: CallerPermits,
     robots: robots::RobotsCache,
     pub(crate) returned: ReturnedUrls,
 }
@@ -66,6 +69,7 @@ impl FetchState {
         Self {
             rate: RateLimit::per_minute(config.limits.web_fetch_per_minute),
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
+            callers: CallerPermits::new(config.limits.fetch_concurrency),
             robots: robots::RobotsCache::default(),
             returned: ReturnedUrls::default(),
         }
@@ -87,6 +91,7 @@ impl FetchState {
 /// the call began: LIM-F4 and LIM-F5 count from there.
 pub(crate) async fn fetch(
     services: &Services,
+    caller: &Caller,
     args: FetchArgs,
     started: Instant,
 ) -> Result<Value, ToolError> {
@@ -96,8 +101,13 @@ pub(crate) async fn fetch(
         .inspect_err(log_refusal)?;
     state
         .rate
-        .admit()
+        .admit(caller)
         .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
+    // A full limit answers at once (busy), it does not queue: the caller's
+    // share first (a quarter in HTTP mode), then the process's.
+    let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
+        return Err(ToolError::unavailable(UnavailableReason::Busy, None));
+    };
     let Ok(_permit) = state.in_flight.try_acquire() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };

@@ -29,7 +29,9 @@ mod status;
 pub mod tools;
 mod validate;
 
+pub use config::load::read_secret;
 pub use config::{Config, ConfigProblem};
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
+pub use ratelimit::Caller;
 pub use services::{Services, ToolOutput, user_agent};

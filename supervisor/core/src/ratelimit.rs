@@ -1,19 +1,70 @@
 //! The tools' own rate limits, LIM-C6..C8 (REQ-MCP-010): a sliding window
-//! of one minute per tool and process.
+//! of one minute per tool and caller; on stdio the one caller is the
+//! process, in HTTP mode each caller has its own window (REQ-SEC-019).
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 const WINDOW: Duration = Duration::from_secs(60);
 
-/// Calls admitted in the last minute, at most `per_minute`.
+/// Windows kept before the idle ones are dropped: a closed session's
+/// window must not stay in memory for the life of the process.
+const PRUNE_ABOVE: usize = 64;
+
+/// Who a call counts against (REQ-SEC-019): the whole process on stdio;
+/// in HTTP mode one caller, the token's identity or the session. The
+/// label is rypsok's own (never a secret or a session id) and is what the
+/// logs show as `caller`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Caller {
+    label: Arc<str>,
+    shared: bool,
+}
+
+impl Caller {
+    /// The process as the one caller (stdio): process-wide limits apply.
+    pub fn process(label: &str) -> Self {
+        Self {
+            label: label.into(),
+            shared: false,
+        }
+    }
+
+    /// One of several callers of an HTTP listener: its own windows, and a
+    /// share of the process's concurrency ([`Caller::share_of`]).
+    pub fn remote(label: &str) -> Self {
+        Self {
+            label: label.into(),
+            shared: true,
+        }
+    }
+
+    /// The label for logs.
+    pub fn as_str(&self) -> &str {
+        &self.label
+    }
+
+    /// This caller's part of a process-wide concurrency limit such as
+    /// LIM-F10: all of it for the process, a quarter (at least 1) for one
+    /// of several callers.
+    pub fn share_of(&self, process_limit: u32) -> u32 {
+        if self.shared {
+            (process_limit / 4).max(1)
+        } else {
+            process_limit
+        }
+    }
+}
+
+/// Calls admitted in the last minute, at most `per_minute` per caller.
 #[derive(Debug)]
 pub(crate) struct RateLimit {
     per_minute: usize,
-    admitted: Mutex<VecDeque<Instant>>,
+    admitted: Mutex<HashMap<Caller, VecDeque<Instant>>>,
 }
 
 impl RateLimit {
@@ -21,18 +72,22 @@ impl RateLimit {
         let per_minute = usize::try_from(n).unwrap_or(usize::MAX);
         Self {
             per_minute,
-            admitted: Mutex::new(VecDeque::new()),
+            admitted: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Admits a call now, or says in how many milliseconds one will be
-    /// admitted again.
-    pub(crate) fn admit(&self) -> Result<(), u64> {
+    /// Admits a call of `caller` now, or says in how many milliseconds one
+    /// will be admitted again.
+    pub(crate) fn admit(&self, caller: &Caller) -> Result<(), u64> {
         let now = Instant::now();
-        let mut admitted = self
+        let mut windows = self
             .admitted
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if windows.len() > PRUNE_ABOVE {
+            windows.retain(|_, w| w.back().is_some_and(|t| now.duration_since(*t) < WINDOW));
+        }
+        let admitted = windows.entry(caller.clone()).or_default();
         while admitted
             .front()
             .is_some_and(|t| now.duration_since(*t) >= WINDOW)
@@ -50,6 +105,53 @@ impl RateLimit {
     }
 }
 
+/// A caller's share of a process-wide concurrency limit (LIM-F10 in HTTP
+/// mode: a quarter, at least 1), held beside the process-wide semaphore so
+/// that one caller cannot take every slot.
+#[derive(Debug)]
+#[allow(dead_code)] // web_fetch takes its permits here; its pipeline lands separately
+pub(crate) struct CallerPermits {
+    process_limit: u32,
+    callers: Mutex<HashMap<Caller, Arc<Semaphore>>>,
+}
+
+#[allow(dead_code)] // as above
+impl CallerPermits {
+    pub(crate) fn new(process_limit: u32) -> Self {
+        Self {
+            process_limit,
+            callers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Waits for one of `caller`'s slots; the slot is free again when the
+    /// permit is dropped.
+    pub(crate) async fn acquire(&self, caller: &Caller) -> OwnedSemaphorePermit {
+        let semaphore = {
+            let mut callers = self
+                .callers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if callers.len() > PRUNE_ABOVE {
+                // A semaphore nobody holds a permit of is idle.
+                callers.retain(|_, s| Arc::strong_count(s) > 1);
+            }
+            let share = usize::try_from(caller.share_of(self.process_limit)).unwrap_or(1);
+            Arc::clone(
+                callers
+                    .entry(caller.clone())
+                    .or_insert_with(|| Arc::new(Semaphore::new(share))),
+            )
+        };
+        loop {
+            // The semaphore is never closed, so this always succeeds.
+            if let Ok(permit) = Arc::clone(&semaphore).acquire_owned().await {
+                return permit;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,14 +160,77 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn refuses_the_call_past_the_limit_until_the_window_moves() {
         let limit = RateLimit::per_minute(3);
+        let me = Caller::process("stdio");
         for _ in 0..3 {
-            assert_eq!(limit.admit(), Ok(()));
+            assert_eq!(limit.admit(&me), Ok(()));
             tokio::time::advance(Duration::from_secs(10)).await;
         }
         // The first call was 30 s ago: 30 s to wait.
-        assert_eq!(limit.admit(), Err(30_000));
+        assert_eq!(limit.admit(&me), Err(30_000));
         tokio::time::advance(Duration::from_secs(30)).await;
-        assert_eq!(limit.admit(), Ok(()));
-        assert!(limit.admit().is_err());
+        assert_eq!(limit.admit(&me), Ok(()));
+        assert!(limit.admit(&me).is_err());
+    }
+
+    // Verifies: REQ-SEC-019 (one caller at its limit does not starve another)
+    #[tokio::test(start_paused = true)]
+    async fn each_caller_has_its_own_window() {
+        let limit = RateLimit::per_minute(2);
+        let (a, b) = (Caller::remote("token"), Caller::remote("session-1"));
+        assert_eq!(limit.admit(&a), Ok(()));
+        assert_eq!(limit.admit(&a), Ok(()));
+        assert!(limit.admit(&a).is_err());
+        assert_eq!(limit.admit(&b), Ok(()));
+    }
+
+    // Verifies: REQ-SEC-019 (idle windows are dropped, live ones kept)
+    #[tokio::test(start_paused = true)]
+    async fn idle_windows_are_dropped() {
+        let limit = RateLimit::per_minute(1);
+        for n in 0..=PRUNE_ABOVE {
+            assert_eq!(
+                limit.admit(&Caller::remote(&format!("session-{n}"))),
+                Ok(())
+            );
+        }
+        tokio::time::advance(WINDOW).await;
+        let fresh = Caller::remote("fresh");
+        assert_eq!(limit.admit(&fresh), Ok(()));
+        assert!(limit.admit(&fresh).is_err(), "the live window was dropped");
+        let windows = limit.admitted.lock().unwrap().len();
+        assert_eq!(windows, 1);
+    }
+
+    // Verifies: REQ-SEC-019 (LIM-F10 per caller: a quarter each, so a busy caller leaves room for others)
+    #[tokio::test]
+    async fn a_caller_holds_at_most_its_share_of_slots() {
+        let permits = CallerPermits::new(8);
+        let busy = Caller::remote("session-a");
+        let held = (permits.acquire(&busy).await, permits.acquire(&busy).await);
+        let third = tokio::time::timeout(Duration::from_millis(50), permits.acquire(&busy)).await;
+        assert!(third.is_err(), "a third slot for one caller");
+        let other = tokio::time::timeout(
+            Duration::from_millis(50),
+            permits.acquire(&Caller::remote("session-b")),
+        )
+        .await;
+        assert!(other.is_ok(), "another caller was starved");
+        drop(held);
+        let again = tokio::time::timeout(Duration::from_millis(50), permits.acquire(&busy)).await;
+        assert!(again.is_ok());
+        // The process as the one caller (stdio) has all of them.
+        let stdio = Caller::process("stdio");
+        let mut all = Vec::new();
+        for _ in 0..8 {
+            all.push(permits.acquire(&stdio).await);
+        }
+        assert_eq!(all.len(), 8);
+    }
+
+    #[test]
+    fn a_remote_caller_gets_a_quarter_of_the_concurrency() {
+        assert_eq!(Caller::process("stdio").share_of(8), 8);
+        assert_eq!(Caller::remote("token").share_of(8), 2);
+        assert_eq!(Caller::remote("token").share_of(3), 1);
     }
 }

@@ -14,7 +14,7 @@ use crate::engine::{Credential, Driver};
 use crate::error::{ToolError, UnavailableReason};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
-use crate::ratelimit::RateLimit;
+use crate::ratelimit::{Caller, RateLimit};
 use crate::validate;
 
 /// What a tool call answers: the response object, or a tool error.
@@ -170,26 +170,42 @@ impl Services {
         crate::tools::definitions(&self.config, &served)
     }
 
-    /// `web_search` (§3.1).
+    /// `web_search` (§3.1) with the process as the caller.
     pub async fn web_search(&self, args: &Map<String, Value>) -> ToolOutput {
+        self.web_search_as(&Caller::process("stdio"), args).await
+    }
+
+    /// `web_search` (§3.1) counted against `caller` (REQ-SEC-019).
+    pub async fn web_search_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         let started = Instant::now();
         let served = validate::served_categories(&self.config, |id| self.is_active(id));
         let args = validate::search_args(&self.config, &served, args)?;
-        self.search_limit.admit().map_err(rate_limited)?;
+        self.search_limit.admit(caller).map_err(rate_limited)?;
         crate::search::search(self, args, started).await
     }
 
-    /// `web_fetch` (§3.2).
+    /// `web_fetch` (§3.2) with the process as the caller.
     pub async fn web_fetch(&self, args: &Map<String, Value>) -> ToolOutput {
-        let started = Instant::now();
-        let args = validate::fetch_args(&self.config, args)?;
-        crate::fetch::fetch(self, args, started).await
+        self.web_fetch_as(&Caller::process("stdio"), args).await
     }
 
-    /// `engine_status` (§3.3).
+    /// `web_fetch` (§3.2) counted against `caller`: its rate limit and its
+    /// share of LIM-F10 (REQ-SEC-019).
+    pub async fn web_fetch_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
+        let started = Instant::now();
+        let args = validate::fetch_args(&self.config, args)?;
+        crate::fetch::fetch(self, caller, args, started).await
+    }
+
+    /// `engine_status` (§3.3) with the process as the caller.
     pub async fn engine_status(&self, args: &Map<String, Value>) -> ToolOutput {
+        self.engine_status_as(&Caller::process("stdio"), args).await
+    }
+
+    /// `engine_status` (§3.3) counted against `caller` (REQ-SEC-019).
+    pub async fn engine_status_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         validate::status_args(args)?;
-        self.status_limit.admit().map_err(rate_limited)?;
+        self.status_limit.admit(caller).map_err(rate_limited)?;
         Ok(crate::status::engine_status(self))
     }
 }

@@ -957,3 +957,28 @@ async fn robots_rules_are_read_again_after_an_hour() {
     );
     assert_eq!(robots(), 2);
 }
+
+// Verifies: LIM-F10, REQ-SEC-019 (in HTTP mode one caller holds at most a quarter of the fetches)
+#[tokio::test(start_paused = true)]
+async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
+    use crate::ratelimit::Caller;
+    let site = Arc::new(Site::new("[limits]\nfetch_concurrency = 4\n"));
+    let mut slow = page("text/plain", "slow");
+    slow.delay = Duration::from_secs(2);
+    site.route("https://example.org/slow", slow);
+    let call = |who: &'static str, url: &'static str| {
+        let site = Arc::clone(&site);
+        async move {
+            let args = json!({ "url": url }).as_object().unwrap().clone();
+            site.services
+                .web_fetch_as(&Caller::remote(who), &args)
+                .await
+        }
+    };
+    let first = tokio::spawn(call("a", "https://example.org/slow"));
+    sleep(Duration::from_millis(100)).await;
+    let e = call("a", "https://example.org/x").await.unwrap_err();
+    assert_eq!(e.detail["reason"], json!("busy"));
+    assert!(call("b", "https://example.org/x").await.is_ok());
+    assert!(first.await.unwrap().is_ok());
+}

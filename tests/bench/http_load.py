@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Measures the HTTP transport under load (PERF-5): `engine_status` calls per
+second over `rypsok serve --transport http` on loopback with 64 concurrent
+callers, and the resident memory of all rypsok processes at the end of it.
+
+Each caller is one keep-alive HTTP/1.1 connection sending 2026-07-28
+`tools/call` requests one after another. With `--era legacy` each caller is
+instead a session of the handshake-based revision (its own rate-limit
+window). The tool's rate limit is raised to its ceiling for the run, so the
+figure is the transport's, not LIM-C8's; answers refused by the limit are
+counted apart and reported.
+
+Usage: python3 tests/bench/http_load.py [--bin target/release/rypsok]
+           [--callers 64] [--seconds 5] [--runs 3] [--era current|legacy]
+Prints the median of the runs; build first with `cargo build --release --locked`.
+"""
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from startup import children, rss_kib  # noqa: E402
+
+CONFIG = """config_version = 1
+[limits]
+engine_status_per_minute = 100000
+[http]
+bind = "127.0.0.1:0"
+"""
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def request_bytes(host, body, headers):
+    head = [f"POST /mcp HTTP/1.1", f"Host: {host}", "Content-Type: application/json",
+            "Accept: application/json, text/event-stream", f"Content-Length: {len(body)}"]
+    head += [f"{k}: {v}" for k, v in headers.items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+async def read_answer(reader):
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    lower = head.lower()
+    body = b""
+    if b"transfer-encoding: chunked" in lower:
+        while True:
+            size = int((await reader.readline()).strip() or b"0", 16)
+            if size == 0:
+                await reader.readline()
+                break
+            body += (await reader.readexactly(size + 2))[:-2]
+    else:
+        m = re.search(rb"content-length:\s*(\d+)", lower)
+        if m:
+            body = await reader.readexactly(int(m.group(1)))
+    session = re.search(rb"mcp-session-id:\s*([^\r\n]+)", lower)
+    return status, body, session.group(1).decode() if session else None
+
+
+def message_of(body):
+    for line in body.split(b"\n"):
+        if line.startswith(b"data:") and line[5:].strip():
+            msg = json.loads(line[5:])
+            if "id" in msg:
+                return msg
+    return json.loads(body)
+
+
+class Caller:
+    def __init__(self, host, port, era):
+        self.host, self.port, self.era = host, port, era
+        self.session = None
+
+    async def open(self):
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        if self.era == "legacy":
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"}}}
+            status, _, self.session = await self.exchange(init, {})
+            assert status == 200 and self.session, status
+            status, _, _ = await self.exchange(
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}, self.headers())
+            assert status == 202, status
+
+    def headers(self):
+        if self.era == "legacy":
+            return {"Mcp-Session-Id": self.session, "MCP-Protocol-Version": "2025-11-25"}
+        return {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                "Mcp-Name": "engine_status"}
+
+    async def exchange(self, message, headers):
+        body = json.dumps(message).encode()
+        self.writer.write(request_bytes(f"{self.host}:{self.port}", body, headers))
+        return await read_answer(self.reader)
+
+    async def close(self):
+        """Ends the session (LIM-H6 counts open ones) and the connection."""
+        if self.session:
+            self.writer.write((f"DELETE /mcp HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                               f"Mcp-Session-Id: {self.session}\r\n"
+                               "MCP-Protocol-Version: 2025-11-25\r\n\r\n").encode())
+            await read_answer(self.reader)
+        self.writer.close()
+
+    async def call(self, n):
+        params = {"name": "engine_status", "arguments": {}}
+        if self.era == "current":
+            params["_meta"] = META
+        status, body, _ = await self.exchange(
+            {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}, self.headers())
+        assert status == 200, (status, body[:200])
+        result = message_of(body)["result"]
+        return not result.get("isError", False)
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of rypsok and its workers so far."""
+    total = 0
+    for p in [pid] + children(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+            total += int(rest[11]) + int(rest[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def total_rss_kib(pid):
+    return sum(rss_kib(p) for p in [pid] + children(pid)), 1 + len(children(pid))
+
+
+async def load(host, port, callers, seconds, era, pid):
+    clients = [Caller(host, port, era) for _ in range(callers)]
+    await asyncio.gather(*(c.open() for c in clients))
+    counts = {"ok": 0, "refused": 0}
+    latencies = []
+    stop = time.perf_counter() + seconds
+
+    async def run(client):
+        n = 1
+        while time.perf_counter() < stop:
+            t = time.perf_counter()
+            ok = await client.call(n)
+            latencies.append(time.perf_counter() - t)
+            counts["ok" if ok else "refused"] += 1
+            n += 1
+
+    memory = []
+
+    async def sample():
+        # The last reading is taken in the load's final quarter second.
+        while time.perf_counter() < stop - 0.25:
+            await asyncio.sleep(0.25)
+            memory.append(total_rss_kib(pid))
+
+    started = time.perf_counter()
+    await asyncio.gather(sample(), *(run(c) for c in clients))
+    elapsed = time.perf_counter() - started
+    await asyncio.gather(*(c.close() for c in clients))
+    return counts, elapsed, latencies, memory[-1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default="target/release/rypsok")
+    ap.add_argument("--callers", type=int, default=64)
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--era", choices=["current", "legacy"], default="current")
+    args = ap.parse_args()
+
+    env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
+    with tempfile.TemporaryDirectory() as tmp:
+        config = os.path.join(tmp, "rypsok.toml")
+        with open(config, "w") as f:
+            f.write(CONFIG)
+        log = open(os.path.join(tmp, "rypsok.log"), "w+")
+        proc = subprocess.Popen([args.bin, "--config", config, "serve", "--transport", "http"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=log, env=env)
+        try:
+            addr = None
+            for _ in range(100):
+                log.seek(0)
+                m = re.search(r'"addr":"(127\.0\.0\.1):(\d+)"', log.read())
+                if m:
+                    addr = (m.group(1), int(m.group(2)))
+                    break
+                time.sleep(0.05)
+            assert addr, "rypsok did not report its address"
+            rates, refused, medians, cpu = [], 0, [], []
+            for _ in range(args.runs):
+                cpu_before = cpu_seconds(proc.pid)
+                counts, elapsed, lat, (memory, processes) = asyncio.run(
+                    load(addr[0], addr[1], args.callers, args.seconds, args.era, proc.pid))
+                rates.append(counts["ok"] / elapsed)
+                calls = counts["ok"] + counts["refused"]
+                cpu.append((cpu_seconds(proc.pid) - cpu_before) / max(calls, 1) * 1e6)
+                refused += counts["refused"]
+                medians.append(statistics.median(lat) * 1000)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    print(f"engine_status over HTTP ({args.era} revision), {args.callers} callers, "
+          f"{args.runs} runs of {args.seconds:g} s")
+    print(f"  calls per second: median {statistics.median(rates):.0f} "
+          f"(runs: {', '.join(f'{r:.0f}' for r in rates)})")
+    print(f"  call latency: median {statistics.median(medians):.2f} ms")
+    # What rypsok itself spends, whatever the client and the machine's
+    # other load: 2 cores divided by this is the ceiling of the transport.
+    print(f"  rypsok CPU per call: median {statistics.median(cpu):.0f} us "
+          f"(2 cores / that = {2e6 / statistics.median(cpu):.0f} calls per second)")
+    if refused:
+        print(f"  answers refused by the rate limit: {refused}")
+    print(f"  memory of all {processes} processes at the end of the last run's load: "
+          f"{memory / 1024:.1f} MiB RSS")
+
+
+if __name__ == "__main__":
+    main()

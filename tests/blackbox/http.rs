@@ -1,0 +1,888 @@
+//! `rypsok serve --transport http` on a real loopback listener, driven by
+//! raw HTTP/1.1 requests: every row of the listener's status table (design
+//! §2), the connection bounds (LIM-H1, LIM-H3), both protocol eras, callers
+//! and their limits, cancellation and graceful shutdown.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{FakeHttp, Reply, Server, TempDir, structured, wikipedia_config};
+
+const LOOPBACK: &str = "[http]\nbind = \"127.0.0.1:0\"\n";
+const ACCEPT: &str = "application/json, text/event-stream";
+const CURRENT: &str = "2026-07-28";
+const LEGACY: &str = "2025-11-25";
+
+fn start() -> Server {
+    Server::start_http(&format!("config_version = 1\n{LOOPBACK}"), &[])
+}
+
+#[allow(clippy::disallowed_methods)] // the test is the client of its own loopback server
+fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .expect("read timeout");
+    stream
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    }
+
+    /// The JSON-RPC message of the answer: the body, or its SSE event.
+    fn message(&self) -> Value {
+        if let Ok(v) = serde_json::from_str(&self.body) {
+            return v;
+        }
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|v| v.get("id").is_some())
+            .unwrap_or_else(|| panic!("no JSON-RPC message in {self:?}"))
+    }
+}
+
+/// Reads an answer to its end (the requests say `Connection: close`).
+fn read_answer(stream: &mut TcpStream) -> Answer {
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    parse_answer(&raw)
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Answer {
+        status,
+        head: head.to_owned(),
+        body,
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || after.len() < n {
+            body.push_str(&after[..after.len().min(n)]);
+            break;
+        }
+        body.push_str(&after[..n]);
+        rest = after[n..].strip_prefix("\r\n").unwrap_or(&after[n..]);
+    }
+    body
+}
+
+/// Sends raw bytes and reads the answer.
+fn exchange(addr: SocketAddr, request: &[u8]) -> Answer {
+    let mut stream = connect(addr);
+    stream.write_all(request).expect("write");
+    read_answer(&mut stream)
+}
+
+fn post_request(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> String {
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    if !has("content-type") {
+        request.push_str("Content-Type: application/json\r\n");
+    }
+    if !has("accept") {
+        request.push_str(&format!("Accept: {ACCEPT}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    request
+}
+
+fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> Answer {
+    exchange(addr, post_request(addr, headers, body).as_bytes())
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": CURRENT,
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// The headers and body of a 2026-07-28 request.
+fn current_request(method: &str, mut params: Value) -> (Vec<(String, String)>, String) {
+    params["_meta"] = meta();
+    let mut headers = vec![
+        ("MCP-Protocol-Version".to_owned(), CURRENT.to_owned()),
+        ("Mcp-Method".to_owned(), method.to_owned()),
+    ];
+    if let Some(name) = params["name"].as_str() {
+        headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    (headers, body.to_string())
+}
+
+/// A 2026-07-28 request: no handshake, its metadata on the request.
+fn current(addr: SocketAddr, extra: &[(&str, &str)], method: &str, params: Value) -> Answer {
+    let (headers, body) = current_request(method, params);
+    let mut all: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    all.extend_from_slice(extra);
+    post(addr, &all, &body)
+}
+
+/// A session of a handshake-based revision.
+struct Session {
+    addr: SocketAddr,
+    id: String,
+    extra: Vec<(String, String)>,
+}
+
+impl Session {
+    fn open(addr: SocketAddr, extra: &[(&str, &str)]) -> Result<Self, Answer> {
+        let extra: Vec<(String, String)> = extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let headers: Vec<(&str, &str)> = extra
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {},
+            "clientInfo": {"name": "blackbox", "version": "1"}}});
+        let answer = post(addr, &headers, &init.to_string());
+        let Some(id) = answer.header("mcp-session-id") else {
+            return Err(answer);
+        };
+        let session = Self { addr, id, extra };
+        let done = session.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(done.status, 202, "{done:?}");
+        Ok(session)
+    }
+
+    fn request_text(&self, message: &Value) -> String {
+        let mut headers: Vec<(&str, &str)> = vec![
+            ("Mcp-Session-Id", self.id.as_str()),
+            ("MCP-Protocol-Version", LEGACY),
+        ];
+        headers.extend(self.extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        post_request(self.addr, &headers, &message.to_string())
+    }
+
+    fn post(&self, message: &Value) -> Answer {
+        exchange(self.addr, self.request_text(message).as_bytes())
+    }
+
+    fn call(&self, id: u64, name: &str, arguments: Value) -> Value {
+        let answer = self.post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
+        assert_eq!(answer.status, 200, "{answer:?}");
+        answer.message()
+    }
+}
+
+/// Waits until a connection is closed by the server; `None` if it is
+/// still open after `within`.
+fn closed_within(stream: &mut TcpStream, within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    stream.set_read_timeout(Some(within)).expect("timeout");
+    let mut buf = [0_u8; 64];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(started.elapsed()),
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(started.elapsed());
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// The `http_counts` line a stopped server wrote.
+fn final_counts(server: &mut Server) -> Value {
+    server.terminate();
+    let status = server
+        .wait(Duration::from_secs(20))
+        .expect("exit after SIGTERM");
+    assert_eq!(status.code(), Some(0));
+    server
+        .log()
+        .into_iter()
+        .rfind(|l| l["event"] == json!("http_counts"))
+        .expect("an http_counts line at shutdown")
+}
+
+// Verifies: REQ-MCP-003, REQ-MCP-006 (one path serves 2026-07-28 statelessly and the handshake revisions in sessions)
+#[test]
+fn serves_both_eras_on_one_path() {
+    let server = start();
+    let addr = server.http_addr();
+
+    let list = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(list.status, 200, "{list:?}");
+    let message = list.message();
+    let names: Vec<&str> = message["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"engine_status"), "{names:?}");
+    let call = current(
+        addr,
+        &[],
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}}),
+    );
+    assert_eq!(call.status, 200, "{call:?}");
+    assert_eq!(
+        structured(&call.message()["result"])["outcome"],
+        json!("ok")
+    );
+    // No session in the 2026-07-28 revision.
+    assert_eq!(call.header("mcp-session-id"), None);
+
+    let session = Session::open(addr, &[]).expect("a legacy session");
+    let result = session.call(2, "engine_status", json!({}));
+    assert_eq!(structured(&result["result"])["outcome"], json!("ok"));
+
+    // Verifies: REQ-OBS-005 (the caller is a field of the call's log lines)
+    let stateless = server
+        .await_log(
+            &[("event", json!("call_done")), ("caller", json!("loopback"))],
+            Duration::from_secs(5),
+        )
+        .expect("a call_done line for the loopback caller");
+    assert_eq!(stateless["tool"], json!("engine_status"));
+    let in_session = server.await_log(&[("event", json!("call_done"))], Duration::from_secs(5));
+    let callers: Vec<Value> = server
+        .log()
+        .into_iter()
+        .filter(|l| l["event"] == json!("call_done"))
+        .map(|l| l["caller"].clone())
+        .collect();
+    assert!(in_session.is_some());
+    assert!(
+        callers
+            .iter()
+            .any(|c| c.as_str().is_some_and(|c| c.starts_with("session-"))),
+        "{callers:?}"
+    );
+    // The session id itself never reaches the log.
+    assert!(
+        !server
+            .stderr
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains(&session.id))
+    );
+}
+
+// Verifies: REQ-SEC-018 (the gate's rows: 404 another path; 413 for a declared body over LIM-H2)
+#[test]
+fn the_gate_answers_its_rows() {
+    let mut server = start();
+    let addr = server.http_addr();
+
+    let other = exchange(
+        addr,
+        format!("GET /other HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(other.status, 404);
+
+    // Declared: refused from the headers, before any byte of the body.
+    let declared = exchange(
+        addr,
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\n\r\n",
+            1024 * 1024 + 1
+        )
+        .as_bytes(),
+    );
+    assert_eq!(declared.status, 413, "{declared:?}");
+    assert!(
+        server
+            .await_log(
+                &[
+                    ("event", json!("http_refused")),
+                    ("reason", json!("body_too_large"))
+                ],
+                Duration::from_secs(5)
+            )
+            .is_some()
+    );
+
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["not_found"], json!(1));
+    assert_eq!(counts["body_too_large"], json!(1));
+}
+
+// Verifies: REQ-SEC-018 (the SDK's rows: 400, 403 Host and Origin, 406, 413 streamed, 415, 200 with -32602; hyper's 431)
+#[test]
+fn the_sdk_and_hyper_answer_theirs() {
+    let mut server = start();
+    let addr = server.http_addr();
+
+    // 400: a handshake-revision POST that is not initialize, without a session.
+    let no_session = post(
+        addr,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string(),
+    );
+    assert_eq!(no_session.status, 400, "{no_session:?}");
+    // 400: Mcp-Method disagrees with the body.
+    let (_, body) = current_request("tools/list", json!({}));
+    let mismatch = post(
+        addr,
+        &[
+            ("MCP-Protocol-Version", CURRENT),
+            ("Mcp-Method", "tools/call"),
+        ],
+        &body,
+    );
+    assert_eq!(mismatch.status, 400, "{mismatch:?}");
+
+    // 403: Origin validation is on by default: a foreign page is refused,
+    // a page of this machine's loopback names is not.
+    let foreign = current(
+        addr,
+        &[("Origin", "http://evil.example")],
+        "tools/list",
+        json!({}),
+    );
+    assert_eq!(foreign.status, 403, "{foreign:?}");
+    let own = format!("http://{addr}");
+    let local = current(addr, &[("Origin", &own)], "tools/list", json!({}));
+    assert_eq!(local.status, 200, "{local:?}");
+    // 403: a Host that is not loopback (DNS rebinding).
+    let (headers, body) = current_request("tools/list", json!({}));
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: rebind.example\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in &headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    assert_eq!(exchange(addr, request.as_bytes()).status, 403);
+
+    // 406: Accept lacks text/event-stream.
+    let only_json = current(
+        addr,
+        &[("Accept", "application/json")],
+        "tools/list",
+        json!({}),
+    );
+    assert_eq!(only_json.status, 406, "{only_json:?}");
+
+    // 415: not application/json, and a body that is not a JSON-RPC message.
+    let text = current(
+        addr,
+        &[("Content-Type", "text/plain")],
+        "tools/list",
+        json!({}),
+    );
+    assert_eq!(text.status, 415, "{text:?}");
+    let null_id = post(
+        addr,
+        &[("MCP-Protocol-Version", CURRENT)],
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+    );
+    assert_eq!(null_id.status, 415, "{null_id:?}");
+
+    // 413 streamed: chunked, no length declared, more than LIM-H2.
+    let mut stream = connect(addr);
+    let (headers, _) = current_request("tools/list", json!({}));
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nTransfer-Encoding: chunked\r\n"
+    );
+    for (k, v) in &headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("head");
+    let chunk = vec![b' '; 64 * 1024];
+    for _ in 0..17 {
+        if stream
+            .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+            .and_then(|()| stream.write_all(&chunk))
+            .and_then(|()| stream.write_all(b"\r\n"))
+            .is_err()
+        {
+            break;
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let streamed = read_answer(&mut stream);
+    assert_eq!(streamed.status, 413, "{streamed:?}");
+
+    // 200: a tool that is not served is a JSON-RPC error, not an HTTP one.
+    let unknown = current(
+        addr,
+        &[],
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert_eq!(unknown.status, 200, "{unknown:?}");
+    assert_eq!(unknown.message()["error"]["code"], json!(-32602));
+
+    // 431: request line and headers over LIM-H7 (16 KiB), answered by hyper.
+    let big = "x".repeat(17 * 1024);
+    let huge = exchange(
+        addr,
+        format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Big: {big}\r\nContent-Length: 0\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(huge.status, 431, "{huge:?}");
+
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["sdk_bad_request"], json!(2));
+    assert_eq!(counts["sdk_forbidden"], json!(2));
+    assert_eq!(counts["sdk_not_acceptable"], json!(1));
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|l| l["event"] == json!("http_refused") && l["reason"] == json!("sdk_forbidden"))
+    );
+}
+
+// Verifies: REQ-SEC-018 (401 for a missing or wrong token; the token's holder is the caller)
+#[test]
+fn a_configured_token_is_required() {
+    let dir = TempDir::new("token");
+    let token = "s3cret-token-for-the-test";
+    let file = dir.write("token", &format!("{token}\n"));
+    let config = format!(
+        "config_version = 1\n{LOOPBACK}auth_token_file = \"{}\"\n",
+        file.display()
+    );
+    let server = Server::start_http(&config, &[]);
+    let addr = server.http_addr();
+
+    let missing = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(missing.status, 401, "{missing:?}");
+    assert_eq!(
+        missing.header("www-authenticate").as_deref(),
+        Some("Bearer")
+    );
+    let wrong = current(
+        addr,
+        &[("Authorization", "Bearer s3cret-token-for-the-tesT")],
+        "tools/list",
+        json!({}),
+    );
+    assert_eq!(wrong.status, 401);
+    let prefix = current(
+        addr,
+        &[("Authorization", "Bearer s3cret")],
+        "tools/list",
+        json!({}),
+    );
+    assert_eq!(prefix.status, 401);
+
+    let bearer = format!("Bearer {token}");
+    let ok = current(
+        addr,
+        &[("Authorization", &bearer)],
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}}),
+    );
+    assert_eq!(ok.status, 200, "{ok:?}");
+    // The scheme's spelling does not matter (RFC 9110 §11.1).
+    let lower = format!("bearer {token}");
+    let lower = current(addr, &[("Authorization", &lower)], "tools/list", json!({}));
+    assert_eq!(lower.status, 200, "{lower:?}");
+    assert!(
+        server
+            .await_log(
+                &[("event", json!("call_done")), ("caller", json!("token"))],
+                Duration::from_secs(5)
+            )
+            .is_some()
+    );
+    let refusals = server
+        .log()
+        .into_iter()
+        .filter(|l| l["event"] == json!("http_refused") && l["reason"] == json!("unauthorized"))
+        .count();
+    assert_eq!(refusals, 3);
+    // Verifies: REQ-ERR-004 (the token never reaches the log)
+    assert!(
+        !server
+            .stderr
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains(token))
+    );
+}
+
+// Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: 503 with Retry-After: 30)
+#[test]
+fn sessions_are_bounded() {
+    let server = start();
+    let addr = server.http_addr();
+    let sessions: Vec<Session> = (0..64)
+        .map(|n| Session::open(addr, &[]).unwrap_or_else(|a| panic!("session {n}: {a:?}")))
+        .collect();
+    let refused = Session::open(addr, &[])
+        .err()
+        .expect("a 65th session is refused");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.header("retry-after").as_deref(), Some("30"));
+    // The open sessions and the stateless revision go on.
+    let r = sessions[0].call(5, "engine_status", json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
+    // Closing one (DELETE) makes room for another.
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {LEGACY}\r\n\r\n",
+        sessions[1].id
+    );
+    let deleted = exchange(addr, delete.as_bytes());
+    assert!(deleted.status < 300, "{deleted:?}");
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut reopened = Session::open(addr, &[]);
+    while reopened.is_err() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+        reopened = Session::open(addr, &[]);
+    }
+    assert!(reopened.is_ok());
+    assert!(
+        server
+            .await_log(
+                &[
+                    ("event", json!("http_refused")),
+                    ("reason", json!("session_limit"))
+                ],
+                Duration::from_secs(5)
+            )
+            .is_some()
+    );
+}
+
+// Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5)
+#[test]
+fn a_request_that_outlives_its_time_gets_408() {
+    let server = start();
+    let addr = server.http_addr();
+    let mut stream = connect(addr);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    let started = Instant::now();
+    let answer = read_answer(&mut stream);
+    let waited = started.elapsed();
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert!(waited >= Duration::from_secs(25), "{waited:?}");
+    assert!(
+        server
+            .await_log(
+                &[
+                    ("event", json!("http_refused")),
+                    ("reason", json!("request_timeout"))
+                ],
+                Duration::from_secs(5)
+            )
+            .is_some()
+    );
+}
+
+// Verifies: REQ-SEC-022 (a client that sends its headers slowly is cut off by hyper's header timeout)
+#[test]
+fn a_slow_headers_client_is_cut_off() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let mut stream = connect(addr);
+    stream
+        .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+        .expect("write");
+    // A header line every few seconds, never the end of the head.
+    let started = Instant::now();
+    let mut cut = false;
+    while started.elapsed() < Duration::from_secs(45) {
+        std::thread::sleep(Duration::from_secs(3));
+        if stream.write_all(b"X-Slow: 1\r\n").is_err() {
+            cut = true;
+            break;
+        }
+        stream
+            .set_read_timeout(Some(Duration::from_millis(10)))
+            .expect("timeout");
+        let mut buf = [0_u8; 16];
+        if matches!(stream.read(&mut buf), Ok(0) | Ok(_)) {
+            cut = true;
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    assert!(cut, "the connection was still open after {elapsed:?}");
+    assert!(elapsed >= Duration::from_secs(25), "{elapsed:?}");
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["header_timeout"], json!(1));
+}
+
+// Verifies: REQ-SEC-018 (a connection that shows no protocol within LIM-H3 is closed, counted, not logged)
+#[test]
+fn an_idle_connection_is_closed_and_only_counted() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let started = Instant::now();
+    let mut silent = connect(addr);
+    let mut half_preface = connect(addr);
+    half_preface
+        .write_all(b"PRI * HTTP/2.0\r\n")
+        .expect("write");
+    for stream in [&mut silent, &mut half_preface] {
+        assert!(closed_within(stream, Duration::from_secs(15)).is_some());
+        // LIM-H3 is 5 s: not closed at once, not left open.
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_secs(4), "{waited:?}");
+    }
+    let lines_before = server.log().len();
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["idle_connection"], json!(2));
+    // No line of its own per connection.
+    assert!(
+        !server.log()[..lines_before]
+            .iter()
+            .any(|l| l.to_string().contains("idle_connection"))
+    );
+}
+
+// Verifies: REQ-SEC-018 (HTTP/2 with prior knowledge is recognised and handed to hyper)
+#[test]
+fn speaks_http2_with_prior_knowledge() {
+    let server = start();
+    let addr = server.http_addr();
+    let mut stream = connect(addr);
+    // The preface and an empty SETTINGS frame.
+    stream
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .expect("write");
+    let mut frame = [0_u8; 9];
+    stream
+        .read_exact(&mut frame)
+        .expect("the server's first frame");
+    assert_eq!(frame[3], 0x4, "the server's preface is a SETTINGS frame");
+}
+
+// Verifies: REQ-SEC-018 (connections beyond LIM-H1 are closed unanswered; the listener serves again after the flood)
+#[test]
+fn a_connection_flood_is_bounded() {
+    let mut server = start();
+    let addr = server.http_addr();
+    // LIM-H1 connections that say nothing, then a few more.
+    let mut held: Vec<TcpStream> = (0..256).map(|_| connect(addr)).collect();
+    let mut extra: Vec<TcpStream> = (0..8).map(|_| connect(addr)).collect();
+    for stream in &mut extra {
+        let waited = closed_within(stream, Duration::from_secs(2));
+        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+    }
+    // The held ones are closed at LIM-H3, and the listener serves again.
+    for stream in &mut held {
+        let _ = closed_within(stream, Duration::from_secs(10));
+    }
+    drop(held);
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut answer = current(addr, &[], "tools/list", json!({}));
+    while answer.status != 200 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+        answer = current(addr, &[], "tools/list", json!({}));
+    }
+    assert_eq!(answer.status, 200);
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["too_many_connections"], json!(8));
+    assert_eq!(counts["idle_connection"], json!(256));
+}
+
+// Verifies: REQ-MCP-010, REQ-SEC-019 (the rate limit is per caller: one session at its limit does not starve another)
+#[test]
+fn rate_limits_are_per_caller() {
+    let server = Server::start_http(
+        &format!("config_version = 1\n[limits]\nengine_status_per_minute = 2\n{LOOPBACK}"),
+        &[],
+    );
+    let addr = server.http_addr();
+    let a = Session::open(addr, &[]).expect("session a");
+    let b = Session::open(addr, &[]).expect("session b");
+    for id in 2..4 {
+        let r = a.call(id, "engine_status", json!({}));
+        assert_eq!(structured(&r["result"])["outcome"], json!("ok"), "{r}");
+    }
+    let limited = a.call(4, "engine_status", json!({}));
+    assert_eq!(
+        structured(&limited["result"])["error"]["detail"]["reason"],
+        json!("rate_limited"),
+        "{limited}"
+    );
+    let other = b.call(2, "engine_status", json!({}));
+    assert_eq!(
+        structured(&other["result"])["outcome"],
+        json!("ok"),
+        "{other}"
+    );
+}
+
+fn engine_server(fake: &FakeHttp) -> Server {
+    Server::start_http(&wikipedia_config(fake.port(), LOOPBACK), &[])
+}
+
+fn await_engine_request(fake: &FakeHttp) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while fake.seen().is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(fake.seen().len(), 1, "the engine request started");
+}
+
+fn await_abandoned(fake: &FakeHttp) {
+    let until = Instant::now() + Duration::from_secs(3);
+    while !fake.seen()[0].abandoned && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        fake.seen()[0].abandoned,
+        "worker-net closed the engine connection"
+    );
+}
+
+// Verifies: REQ-MCP-007 (2026-07-28: closing the response stream cancels the call and the engine request behind it)
+#[test]
+fn closing_the_stream_cancels_the_call() {
+    let fake = FakeHttp::start(Reply::json(b"{}").delayed(Duration::from_secs(4)));
+    let server = engine_server(&fake);
+    let addr = server.http_addr();
+    let (headers, body) = current_request(
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"query": "cancel me"}}),
+    );
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut stream = connect(addr);
+    stream
+        .write_all(post_request(addr, &headers, &body).as_bytes())
+        .expect("write");
+    await_engine_request(&fake);
+    drop(stream);
+    await_abandoned(&fake);
+    assert!(
+        server
+            .await_log(
+                &[("event", json!("call_cancelled"))],
+                Duration::from_secs(3)
+            )
+            .is_some()
+    );
+}
+
+// Verifies: REQ-MCP-007 (a handshake-revision notifications/cancelled cancels the call over HTTP too)
+#[test]
+fn a_legacy_cancellation_cancels_the_call() {
+    let fake = FakeHttp::start(Reply::json(b"{}").delayed(Duration::from_secs(4)));
+    let server = engine_server(&fake);
+    let addr = server.http_addr();
+    let session = Session::open(addr, &[]).expect("session");
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "cancel me"}}});
+    let mut stream = connect(addr);
+    stream
+        .write_all(session.request_text(&call).as_bytes())
+        .expect("write");
+    await_engine_request(&fake);
+    let cancel = session.post(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user"}}),
+    );
+    assert_eq!(cancel.status, 202, "{cancel:?}");
+    await_abandoned(&fake);
+    assert!(
+        server
+            .await_log(
+                &[("event", json!("call_cancelled"))],
+                Duration::from_secs(3)
+            )
+            .is_some()
+    );
+}
+
+// Verifies: REQ-OPS-002 (SIGTERM: no new connection, the call in flight is answered, exit 0)
+#[test]
+fn sigterm_lets_the_call_in_flight_finish() {
+    let fake = FakeHttp::start(Reply::json(b"{}").delayed(Duration::from_millis(800)));
+    let mut server = engine_server(&fake);
+    let addr = server.http_addr();
+    let (headers, body) = current_request(
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"query": "finish me"}}),
+    );
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut stream = connect(addr);
+    stream
+        .write_all(post_request(addr, &headers, &body).as_bytes())
+        .expect("write");
+    await_engine_request(&fake);
+    server.terminate();
+    let answer = read_answer(&mut stream);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    // The call's own answer, whatever the engine's fake said.
+    let message = answer.message();
+    let result = structured(&message["result"]);
+    assert!(
+        result["outcome"].is_string() || result["error"]["kind"].is_string(),
+        "{result}"
+    );
+    let status = server.wait(Duration::from_secs(20)).expect("exit");
+    assert_eq!(status.code(), Some(0));
+    #[allow(clippy::disallowed_methods)]
+    let refused = TcpStream::connect_timeout(&addr, Duration::from_millis(500));
+    assert!(refused.is_err(), "the listener still accepts");
+}
