@@ -29,7 +29,7 @@ pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
     ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
-    NetInit, NetRequest, NetResponse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
-    WorkerHello, WorkerKind, is_iso_date,
+    NetInit, NetRequest, NetResponse, PageParse, ParseRequest, ParseResponse, Profile, RobotsRule,
+    RobotsRules, SeccompLevel, ToWorker, WorkerHello, WorkerKind, is_iso_date,
 };
 pub use serve::{Dispatch, serve_requests};

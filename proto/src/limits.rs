@@ -111,3 +111,12 @@ pub const PARSE_WORKER_MEMORY_BYTES: u64 = 512 * 1024 * 1024;
 pub const ENGINE_MAX_BYTES: u64 = 1024 * 1024;
 /// Retry-After values are honoured up to this many seconds (design §14).
 pub const RETRY_AFTER_MAX_S: u64 = 3600;
+
+/// LIM-F13: bytes of a robots.txt file that are read (RFC 9309 asks for at
+/// least 500 KiB).
+pub const ROBOTS_MAX_BYTES: usize = 512 * 1024;
+/// LIM-F13: hosts whose robots.txt rules are kept (least recently used
+/// evicted).
+pub const ROBOTS_CACHE_HOSTS: usize = 1024;
+/// LIM-F13: how long kept robots.txt rules stay fresh.
+pub const ROBOTS_FRESHNESS_S: u64 = 3600;

@@ -372,6 +372,20 @@ pub enum ParseRequest {
         /// Response body.
         body: Vec<u8>,
     },
+    /// A fetched document, to be read as Markdown (web_fetch).
+    Page {
+        /// The body after content decoding, at most LIM-F3 bytes.
+        body: Vec<u8>,
+        /// The `Content-Type` header as received, if any.
+        content_type: Option<String>,
+        /// The URL the body came from: the base for relative links.
+        url: String,
+    },
+    /// A robots.txt body, to be reduced to the rules for rypsok.
+    Robots {
+        /// The body as received; only its first LIM-F13 bytes are read.
+        body: Vec<u8>,
+    },
 }
 
 /// Answer of worker-parse.
@@ -379,6 +393,153 @@ pub enum ParseRequest {
 pub enum ParseResponse {
     /// Result of [`ParseRequest::EngineAnswer`].
     Engine(EngineParse),
+    /// Result of [`ParseRequest::Page`].
+    Page(PageParse),
+    /// Result of [`ParseRequest::Robots`].
+    Robots(RobotsRules),
+}
+
+/// What a fetched document yielded (worker-parse's `page::PageResult` on
+/// the wire). Every string is external data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PageParse {
+    /// Main content.
+    Page {
+        /// The document's title, decoded text, when it has one.
+        title: Option<String>,
+        /// The main content as Markdown.
+        markdown: String,
+        /// The document was read in part (`extraction_partial`).
+        partial: bool,
+    },
+    /// The media type is not one rypsok reads.
+    Unsupported {
+        /// The type as declared, lower-cased, bounded.
+        media_type: String,
+    },
+    /// A readable type with no main content.
+    NoContent,
+}
+
+/// The robots.txt rules that apply to rypsok (RFC 9309): the group of the
+/// product token `rypsok`, else the group of `*`, else none (everything
+/// allowed). Patterns are percent-encoded paths as the file wrote them, with
+/// `*` and a final `$` as RFC 9309 defines them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsRules {
+    /// The rules of the group, in file order.
+    pub rules: Vec<RobotsRule>,
+}
+
+/// One `allow` or `disallow` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsRule {
+    /// `allow` (true) or `disallow` (false).
+    pub allow: bool,
+    /// The path pattern, never empty.
+    pub pattern: String,
+}
+
+impl RobotsRules {
+    /// Whether `path` (the URL's percent-encoded path and query, starting
+    /// with `/`) may be fetched: the rule with the longest matching pattern
+    /// decides, an `allow` winning a tie (RFC 9309 §2.2.2); no matching rule
+    /// allows; `/robots.txt` is always allowed. Hex digits of percent
+    /// escapes compare case-insensitively. Linear in the pattern and path
+    /// lengths for each rule (no backtracking blow-up: the matcher keeps one
+    /// retry point, which suffices for `*`).
+    pub fn allows(&self, path: &str) -> bool {
+        if path == "/robots.txt" {
+            return true;
+        }
+        let path = normalize_escapes(path);
+        let mut best: Option<(usize, bool)> = None;
+        for rule in &self.rules {
+            let pattern = normalize_escapes(&rule.pattern);
+            if !pattern_matches(pattern.as_bytes(), path.as_bytes()) {
+                continue;
+            }
+            let len = pattern.len();
+            best = match best {
+                Some((best_len, best_allow))
+                    if best_len > len || (best_len == len && (best_allow || !rule.allow)) =>
+                {
+                    Some((best_len, best_allow))
+                }
+                _ => Some((len, rule.allow)),
+            };
+        }
+        best.is_none_or(|(_, allow)| allow)
+    }
+}
+
+/// Upper-cases the hex digits of `%xx` escapes, so `%2f` and `%2F` compare
+/// equal.
+fn normalize_escapes(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
+            out.push('%');
+            out.push(char::from(bytes[i + 1].to_ascii_uppercase()));
+            out.push(char::from(bytes[i + 2].to_ascii_uppercase()));
+            i += 3;
+            continue;
+        }
+        // Copy one whole UTF-8 sequence.
+        let len = match bytes[i] {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        let end = (i + len).min(bytes.len());
+        out.push_str(text.get(i..end).unwrap_or_default());
+        i = end;
+    }
+    out
+}
+
+/// RFC 9309 pattern matching: a prefix match where `*` matches any run of
+/// characters and a final `$` anchors the end.
+fn pattern_matches(pattern: &[u8], path: &[u8]) -> bool {
+    let (pattern, anchored) = match pattern.split_last() {
+        Some((b'$', head)) => (head, true),
+        _ => (pattern, false),
+    };
+    // Classic wildcard matching with one backtrack point: on a mismatch,
+    // the last `*` absorbs one more character. Without an end anchor the
+    // pattern only needs to match a prefix of the path.
+    let (mut p, mut s) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        if p == pattern.len() && (!anchored || s == path.len()) {
+            return true;
+        }
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, s));
+            p += 1;
+            continue;
+        }
+        if p < pattern.len() && s < path.len() && pattern[p] == path[s] {
+            p += 1;
+            s += 1;
+            continue;
+        }
+        match star {
+            Some((sp, ss)) if ss < path.len() => {
+                star = Some((sp, ss + 1));
+                p = sp + 1;
+                s = ss + 1;
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// What an engine answer meant.

@@ -93,6 +93,7 @@ impl Adapter {
     async fn dispatch(&self, caller: &Caller, name: &str, args: &JsonObject) -> Option<ToolOutput> {
         Some(match name {
             "web_search" => self.services.web_search_as(caller, args).await,
+            "web_fetch" => self.services.web_fetch_as(caller, args).await,
             "engine_status" => self.services.engine_status_as(caller, args).await,
             _ => return None,
         })

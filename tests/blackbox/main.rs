@@ -8,6 +8,9 @@
 //!   attributed results, partial answers, workers without environment.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
+//! - `fetch`: `web_fetch` against loopback sites reached through
+//!   `[egress] allow` rules and `[egress] hosts` names: robots.txt, redirects,
+//!   the byte and time bounds, statuses, media types, paging, refusals.
 //! - `http`: `serve --transport http` on a loopback listener: every row of
 //!   the status table, connection bounds, both eras, callers, cancellation,
 //!   SIGTERM.
@@ -30,6 +33,7 @@ mod support;
 
 mod brave;
 mod cli;
+mod fetch;
 mod http;
 mod protocol;
 mod sandbox;

@@ -34,12 +34,12 @@ fn lists_the_golden_tools_at_zero_configuration() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["web_search", "engine_status"]);
+    assert_eq!(names, ["web_search", "web_fetch", "engine_status"]);
     assert_eq!(
         tools[0]["inputSchema"]["additionalProperties"],
         json!(false)
     );
-    assert_eq!(tools[1]["annotations"]["openWorldHint"], json!(false));
+    assert_eq!(tools[2]["annotations"]["openWorldHint"], json!(false));
 }
 
 // Verifies: REQ-MCP-008 (server instructions of §2 in the handshake)
@@ -66,7 +66,7 @@ fn serves_the_stateless_revision_without_a_handshake() {
     let list = server.request("tools/list", json!({"_meta": meta}));
     assert_eq!(
         list["result"]["tools"].as_array().map(Vec::len),
-        Some(2),
+        Some(3),
         "{list}"
     );
     let status = server.request(
@@ -90,7 +90,7 @@ fn follows_the_configuration_in_its_tool_list() {
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["web_search"]);
+    assert_eq!(names, ["web_search", "web_fetch"]);
     // LIM-I1: the list plus the instructions, as sent, with two languages.
     let instructions = init["result"]["instructions"]
         .as_str()
@@ -149,16 +149,18 @@ fn refuses_bad_arguments_as_tool_errors_without_echo() {
     );
 }
 
-// Verifies: REQ-MCP-005 (web_fetch is not offered before its pipeline exists)
+// Verifies: REQ-MCP-005, REQ-SEC-006 (web_fetch is dispatched; a loopback literal is refused before any I/O)
 #[test]
-fn does_not_offer_web_fetch_before_its_pipeline_exists() {
+fn dispatches_web_fetch_and_refuses_a_loopback_literal() {
     let mut server = Server::start(None);
     server.initialize();
-    let call = server.request(
-        "tools/call",
-        json!({"name": "web_fetch", "arguments": {"url": "https://example.org/"}}),
+    let call = server.call("web_fetch", json!({"url": "https://127.0.0.1/"}));
+    assert_eq!(call["isError"], json!(true), "{call}");
+    assert_eq!(
+        call["structuredContent"]["error"]["detail"]["reason"],
+        json!("egress"),
+        "{call}"
     );
-    assert!(call["error"].is_object(), "{call}");
 }
 
 // Verifies: REQ-MCP-011 (structured content switched off: text only, and no output schema to break clients)

@@ -10,10 +10,11 @@
 
 mod engine;
 pub mod page;
+pub mod robots;
 
 use rypsok_proto::{
-    Confinement, Dispatch, FrameError, FromWorker, ParseRequest, ParseResponse, WorkerHello,
-    WorkerKind, serve_requests, write_frame,
+    Confinement, Dispatch, FrameError, FromWorker, PageParse, ParseRequest, ParseResponse,
+    WorkerHello, WorkerKind, serve_requests, write_frame,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -49,7 +50,9 @@ where
 /// the request back untouched.
 #[cfg(feature = "probe")]
 fn probe(req: ParseRequest) -> Result<ParseResponse, ParseRequest> {
-    let ParseRequest::EngineAnswer { body, .. } = &req;
+    let (ParseRequest::EngineAnswer { body, .. }
+    | ParseRequest::Page { body, .. }
+    | ParseRequest::Robots { body }) = &req;
     let Some(probe) = rypsok_proto::probe::Probe::in_body(body) else {
         return Err(req);
     };
@@ -71,5 +74,28 @@ pub fn parse(req: ParseRequest) -> ParseResponse {
         } => ParseResponse::Engine(engine::parse_engine_answer(
             engine, &base_url, status, &headers, &body,
         )),
+        ParseRequest::Page {
+            body,
+            content_type,
+            url,
+        } => {
+            let input = page::PageInput {
+                body: &body,
+                content_type: content_type.as_deref(),
+                url: &url,
+            };
+            ParseResponse::Page(match page::read_page(&input) {
+                page::PageResult::Page(p) => PageParse::Page {
+                    title: p.title,
+                    markdown: p.markdown,
+                    partial: p.partial,
+                },
+                page::PageResult::Unsupported { media_type } => {
+                    PageParse::Unsupported { media_type }
+                }
+                page::PageResult::NoContent => PageParse::NoContent,
+            })
+        }
+        ParseRequest::Robots { body } => ParseResponse::Robots(robots::parse_robots(&body)),
     }
 }

@@ -75,6 +75,65 @@ pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
     }
 }
 
+/// Cleans a document's decoded text (a fetched page's Markdown): invisible
+/// and control characters removed and counted, joiners kept only where they
+/// carry orthography, NFC, like [`clean_decoded_text`], but the layout
+/// stays: line ends become `\n`, tabs stay, other whitespace becomes a
+/// space, nothing is collapsed and nothing is cut (the caller windows the
+/// text). Cleaning cleaned text changes nothing.
+pub(crate) fn clean_document_text(text: &str) -> Cleaned {
+    // Most pages are printable ASCII with line ends and tabs, which this
+    // cleaning leaves as they are: a 5 MiB page then costs one scan.
+    if text
+        .bytes()
+        .all(|b| matches!(b, b'\n' | b'\t' | 0x20..=0x7E))
+    {
+        return Cleaned {
+            text: text.to_owned(),
+            truncated: false,
+            removed: 0,
+        };
+    }
+    let mut kept = String::with_capacity(text.len());
+    let mut removed = 0;
+    let mut has_joiner = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // CR LF is one line end; a lone CR is one too.
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => kept.push('\n'),
+            '\n' | '\t' => kept.push(c),
+            _ => match classify(c) {
+                CharClass::Keep => kept.push(c),
+                CharClass::Joiner => {
+                    has_joiner = true;
+                    kept.push(c);
+                }
+                CharClass::Space => kept.push(' '),
+                CharClass::Remove => removed += 1,
+            },
+        }
+    }
+    // Normalising text that is already NFC changes nothing: skip it when
+    // the quick check can tell.
+    if unicode_normalization::is_nfc_quick(kept.chars()) != unicode_normalization::IsNormalized::Yes
+    {
+        kept = kept.nfc().collect();
+    }
+    if has_joiner {
+        let chars: Vec<char> = kept.chars().collect();
+        let (joined, dropped_joiners) = settle_joiners(&chars);
+        removed += dropped_joiners;
+        kept = joined.into_iter().collect();
+    }
+    Cleaned {
+        text: kept,
+        truncated: false,
+        removed,
+    }
+}
+
 /// What the boundary does with one character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CharClass {

@@ -67,6 +67,36 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// Reasons of `denied` (§4).
+    DeniedReason {
+        /// The egress policy refuses the destination.
+        Egress => "egress",
+        /// The site's robots.txt does not allow the page.
+        RobotsTxt => "robots_txt",
+        /// The URL scheme is not allowed.
+        Scheme => "scheme",
+        /// Strict mode admits only URLs rypsok returned or the operator allowed.
+        StrictMode => "strict_mode",
+        /// The URL names a user.
+        CredentialInUrl => "credential_in_url",
+        /// The query carries a secret.
+        SecretInQuery => "secret_in_query",
+        /// The URL carries a password or a secret.
+        SecretInUrl => "secret_in_url",
+    }
+}
+
+vocabulary! {
+    /// Reasons of `unsupported_content` (§4).
+    UnsupportedReason {
+        /// The media type is not one rypsok reads.
+        MediaType => "media_type",
+        /// Nothing could be extracted.
+        ExtractionFailed => "extraction_failed",
+    }
+}
+
+vocabulary! {
     /// Outcomes of a successful call (§3, §7).
     Outcome {
         /// Every engine answered.
@@ -297,6 +327,155 @@ impl ToolError {
         Self::new(ErrorKind::Unavailable, message.to_owned(), detail)
     }
 
+    /// `denied` with a reason (the secret reasons carry more: see
+    /// [`Self::denied_secret`]).
+    pub fn denied(reason: DeniedReason) -> Self {
+        let message = match reason {
+            DeniedReason::Egress => {
+                "the egress policy refuses this destination (an internal address, or a port that is not allowed)"
+            }
+            DeniedReason::RobotsTxt => {
+                "the site's robots.txt does not allow rypsok to read this page"
+            }
+            DeniedReason::Scheme => {
+                "the URL scheme is not allowed: use https (http only where the operator allows it)"
+            }
+            DeniedReason::StrictMode => {
+                "strict mode: only URLs web_search returned in this process or the operator allowed can be fetched"
+            }
+            DeniedReason::CredentialInUrl => {
+                "the URL names a user; remove the credentials from the URL"
+            }
+            DeniedReason::SecretInQuery => {
+                "the query looks like it carries a credential; remove it"
+            }
+            DeniedReason::SecretInUrl => {
+                "the URL looks like it carries a password or a credential; remove it"
+            }
+        };
+        Self::new(
+            ErrorKind::Denied,
+            message.to_owned(),
+            json!({ "reason": reason.as_str() }),
+        )
+    }
+
+    /// `denied`, `scheme`: an http URL was retried over https (plain http
+    /// is not allowed) and that request failed.
+    pub fn denied_upgrade_failed() -> Self {
+        Self::new(
+            ErrorKind::Denied,
+            "the http URL was retried over https and that request failed; plain http is not allowed"
+                .to_owned(),
+            json!({ "reason": DeniedReason::Scheme.as_str() }),
+        )
+    }
+
+    /// `denied` for a secret, with its kind (a fixed vocabulary) and its
+    /// position in Unicode scalar values.
+    pub fn denied_secret(reason: DeniedReason, kind: &'static str, position: u64) -> Self {
+        let mut e = Self::denied(reason);
+        e.detail.insert("kind".to_owned(), json!(kind));
+        e.detail.insert("position".to_owned(), json!(position));
+        e
+    }
+
+    /// `unavailable`, `http_status`: the site answered 4xx or 5xx. 408, 425,
+    /// 429 and 5xx say retry later; any other 4xx says retrying will not
+    /// help (design §14, REQ-FETCH-011).
+    pub fn http_status(status: u16, retry_after_ms: Option<u64>) -> Self {
+        let retryable = matches!(status, 408 | 425 | 429) || status >= 500;
+        let message = if retryable {
+            format!("the site answered with status {status}; retry later")
+        } else {
+            format!(
+                "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
+            )
+        };
+        let mut detail =
+            json!({ "reason": UnavailableReason::HttpStatus.as_str(), "status": status });
+        if let (Some(ms), true, Some(map)) = (retry_after_ms, retryable, detail.as_object_mut()) {
+            map.insert("retry_after_ms".to_owned(), json!(ms));
+        }
+        Self::new(ErrorKind::Unavailable, message, detail)
+    }
+
+    /// `unavailable`, `deadline` for a fetch.
+    pub fn fetch_deadline() -> Self {
+        Self::new(
+            ErrorKind::Unavailable,
+            "the page was not retrieved before the deadline; retry later".to_owned(),
+            json!({ "reason": UnavailableReason::Deadline.as_str() }),
+        )
+    }
+
+    /// `redirected`: the page moved to another host. `location` is
+    /// external data, already bounded by LIM-F9.
+    pub fn redirected(location: String) -> Self {
+        Self::new(
+            ErrorKind::Redirected,
+            "the page redirects to another host; fetch the location to follow it".to_owned(),
+            json!({ "location": location }),
+        )
+    }
+
+    /// `unsupported_content`, `media_type`: `media_type` is external data,
+    /// already cleaned and bounded.
+    pub fn unsupported_media_type(media_type: String) -> Self {
+        Self::new(
+            ErrorKind::UnsupportedContent,
+            "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are"
+                .to_owned(),
+            json!({ "reason": UnsupportedReason::MediaType.as_str(), "media_type": media_type }),
+        )
+    }
+
+    /// `unsupported_content`, `extraction_failed`.
+    pub fn extraction_failed() -> Self {
+        Self::new(
+            ErrorKind::UnsupportedContent,
+            "no main content could be extracted from the page".to_owned(),
+            json!({ "reason": UnsupportedReason::ExtractionFailed.as_str() }),
+        )
+    }
+
+    /// `too_large`: the body exceeded LIM-F3.
+    pub fn too_large(limit_bytes: u64) -> Self {
+        Self::new(
+            ErrorKind::TooLarge,
+            format!("the page is larger than the limit of {limit_bytes} bytes"),
+            json!({ "limit_bytes": limit_bytes }),
+        )
+    }
+
+    /// `invalid_request`: the URL is longer than LIM-F9.
+    pub fn url_too_long(max: usize) -> Self {
+        Self::new(
+            ErrorKind::InvalidRequest,
+            format!("url must be at most {max} characters"),
+            json!({ "parameter": "url", "max": max }),
+        )
+    }
+
+    /// `invalid_request`: the URL does not parse as an absolute URL.
+    pub fn invalid_url() -> Self {
+        Self::new(
+            ErrorKind::InvalidRequest,
+            "url must be an absolute http or https URL".to_owned(),
+            json!({ "parameter": "url" }),
+        )
+    }
+
+    /// `invalid_request`: `start_char` is at or beyond the content, which
+    /// is `length` characters long (at least 1).
+    pub fn start_char_beyond(length: u64) -> Self {
+        Self::new(
+            ErrorKind::InvalidRequest,
+            format!("start_char must be below the content length of {length} characters"),
+            json!({ "parameter": "start_char", "min": 0, "max": length.saturating_sub(1) }),
+        )
+    }
+
     /// The wire form: `{"error": {kind, message, detail}}`.
     pub fn to_json(&self) -> Value {
         json!({ "error": { "kind": self.kind.as_str(), "message": self.message, "detail": self.detail } })
@@ -324,6 +503,8 @@ mod tests {
         assert_serde_agrees(EngineErrorClass::ALL, EngineErrorClass::as_str);
         assert_serde_agrees(SkipReason::ALL, SkipReason::as_str);
         assert_serde_agrees(DropReason::ALL, DropReason::as_str);
+        assert_serde_agrees(DeniedReason::ALL, DeniedReason::as_str);
+        assert_serde_agrees(UnsupportedReason::ALL, UnsupportedReason::as_str);
     }
 
     // Verifies: REQ-ERR-004 (messages stay within LIM-I4)
@@ -343,6 +524,24 @@ mod tests {
                 .iter()
                 .map(|&r| ToolError::unavailable(r, Some(1000))),
         );
+        all.extend(
+            DeniedReason::ALL
+                .iter()
+                .map(|&r| ToolError::denied_secret(r, "kind", 1)),
+        );
+        all.extend([
+            ToolError::denied_upgrade_failed(),
+            ToolError::http_status(404, None),
+            ToolError::http_status(503, Some(3_600_000)),
+            ToolError::fetch_deadline(),
+            ToolError::redirected(String::new()),
+            ToolError::unsupported_media_type(String::new()),
+            ToolError::extraction_failed(),
+            ToolError::too_large(u64::MAX),
+            ToolError::url_too_long(usize::MAX),
+            ToolError::invalid_url(),
+            ToolError::start_char_beyond(u64::MAX),
+        ]);
         for e in all {
             assert!(
                 e.message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
@@ -361,5 +560,28 @@ mod tests {
             json!({"error": {"kind": "invalid_request", "message": "max_results must be between 1 and 20",
                 "detail": {"parameter": "max_results", "min": 1, "max": 20}}})
         );
+    }
+}
+
+#[cfg(test)]
+mod fetch_error_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    // Verifies: REQ-FETCH-011 (retry later with retry_after_ms for 408, 425, 429, 5xx; other 4xx: retrying will not help)
+    #[test]
+    fn http_status_says_whether_retrying_helps() {
+        for status in [408, 425, 429, 500, 503] {
+            let e = ToolError::http_status(status, Some(5000));
+            assert!(e.message.ends_with("retry later"), "{}", e.message);
+            assert_eq!(e.detail["retry_after_ms"], json!(5000));
+            assert_eq!(e.detail["status"], json!(status));
+            assert_eq!(e.detail["reason"], json!("http_status"));
+        }
+        for status in [400, 403, 404, 410] {
+            let e = ToolError::http_status(status, Some(5000));
+            assert!(e.message.contains("will not help"), "{}", e.message);
+            assert!(e.detail.get("retry_after_ms").is_none());
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! rypsok-core: the application services and every policy decision.
 //!
-//! The tools are [`Services::web_search`] and [`Services::engine_status`]
-//! (`web_fetch` joins them with its pipeline); each takes the caller's raw argument object,
+//! The tools are [`Services::web_search`], [`Services::web_fetch`] and
+//! [`Services::engine_status`]; each takes the caller's raw argument object,
 //! validates it itself, and answers a [`ToolOutput`]: a response object or
 //! a [`ToolError`] from the contract's closed vocabulary. The services reach
 //! the two workers only through the [`NetPort`] and [`ParsePort`] traits, so
@@ -16,6 +16,7 @@ mod boundary;
 pub mod config;
 mod engine;
 pub mod error;
+mod fetch;
 mod health;
 pub mod instruction;
 pub mod limits;

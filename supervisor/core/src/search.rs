@@ -215,6 +215,13 @@ pub(crate) async fn search(
         args.max_results as usize,
         &mut notices,
     );
+    // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
+    services.fetch.record_returned(
+        config,
+        results
+            .iter()
+            .filter_map(|r| r.get("url").and_then(Value::as_str)),
+    );
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
@@ -299,6 +306,10 @@ async fn query_engine(
             EngineAnswer::Hits(hits)
         }
         Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
+        // An answer to another request: the worker broke the protocol.
+        Ok(ParseResponse::Page(_) | ParseResponse::Robots(_)) => {
+            failed(id, Failure::of(EngineErrorClass::ParseFailure))
+        }
         Err(e) => failed(id, Failure::of(classify_port(e))),
     }
 }

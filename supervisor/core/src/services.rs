@@ -75,6 +75,7 @@ pub struct Services {
     pub(crate) net: Arc<dyn NetPort>,
     pub(crate) parse: Arc<dyn ParsePort>,
     pub(crate) user_agent: String,
+    pub(crate) fetch: crate::fetch::FetchState,
     search_limit: RateLimit,
     status_limit: RateLimit,
 }
@@ -130,6 +131,7 @@ impl Services {
             );
         }
         Self {
+            fetch: crate::fetch::FetchState::new(&config),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
             config,
@@ -180,6 +182,19 @@ impl Services {
         let args = validate::search_args(&self.config, &served, args)?;
         self.search_limit.admit(caller).map_err(rate_limited)?;
         crate::search::search(self, args, started).await
+    }
+
+    /// `web_fetch` (§3.2) with the process as the caller.
+    pub async fn web_fetch(&self, args: &Map<String, Value>) -> ToolOutput {
+        self.web_fetch_as(&Caller::process("stdio"), args).await
+    }
+
+    /// `web_fetch` (§3.2) counted against `caller`: its rate limit and its
+    /// share of LIM-F10 (REQ-SEC-019).
+    pub async fn web_fetch_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
+        let started = Instant::now();
+        let args = validate::fetch_args(&self.config, args)?;
+        crate::fetch::fetch(self, caller, args, started).await
     }
 
     /// `engine_status` (§3.3) with the process as the caller.

@@ -36,6 +36,7 @@ pub const DESTRUCTIVE: bool = false;
 pub const IDEMPOTENT: bool = true;
 
 const SEARCH_DESCRIPTION: &str = "Search several engines at once and return deduplicated, ranked results. Results are external data.";
+const FETCH_DESCRIPTION: &str = "Read the main content of one public web page, as Markdown, up to max_chars characters starting at start_char. The page is fetched again for each call and may have changed. Scripts are not run and meta refresh is not followed. Content is external data.";
 const STATUS_DESCRIPTION: &str =
     "Report the state of each configured engine. For diagnosis, not for answering questions.";
 
@@ -52,8 +53,6 @@ fn error_schema() -> Value {
 }
 
 /// The definitions, in the fixed order web_search, web_fetch, engine_status.
-/// `web_fetch` is offered once its pipeline is part of the build: a tool
-/// that could only fail would cost an agent a call for nothing.
 /// `served` are the categories an enabled engine serves.
 pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefinition> {
     let mut search_props = serde_json::Map::new();
@@ -104,6 +103,25 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "error": error_schema()}}),
         open_world: true,
     };
+    let fetch = ToolDefinition {
+        name: "web_fetch",
+        description: FETCH_DESCRIPTION,
+        input_schema: json!({"type": "object", "properties": {
+            "url": {"type": "string", "maxLength": crate::limits::URL_MAX_CHARS,
+                "description": "Absolute https URL (http is retried over https unless the operator allows http); no credentials."},
+            "max_chars": {"type": "integer", "minimum": crate::limits::FETCH_MAX_CHARS_FLOOR,
+                "maximum": config.fetch.max_chars_ceiling, "default": config.fetch.max_chars,
+                "description": "Characters of content to return."},
+            "start_char": {"type": "integer", "minimum": 0, "default": 0,
+                "description": "Character to start from; next_start_char of the previous call continues."}},
+            "required": ["url"], "additionalProperties": false}),
+        output_schema: json!({"type": "object", "properties": {
+            "outcome": {"type": "string", "enum": ["ok"]}, "notices": notices_schema(),
+            "url": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"},
+            "truncated": {"type": "boolean"}, "next_start_char": {"type": "integer"},
+            "error": error_schema()}}),
+        open_world: true,
+    };
     let status = ToolDefinition {
         name: "engine_status",
         description: STATUS_DESCRIPTION,
@@ -119,7 +137,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "error": error_schema()}}),
         open_world: false,
     };
-    let mut tools = vec![search];
+    let mut tools = vec![search, fetch];
     if config.status.enabled {
         tools.push(status);
     }
@@ -190,9 +208,9 @@ mod tests {
             .iter()
             .map(|t| t.name)
             .collect();
-        assert_eq!(names, ["web_search", "engine_status"]);
+        assert_eq!(names, ["web_search", "web_fetch", "engine_status"]);
         let config = crate::config::load_str("[status]\nenabled = false\n").unwrap();
         let names: Vec<&str> = definitions(&config, &[]).iter().map(|t| t.name).collect();
-        assert_eq!(names, ["web_search"]);
+        assert_eq!(names, ["web_search", "web_fetch"]);
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{Category, Config};
 use crate::error::{ToolError, UnavailableReason};
+use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
 
 /// `time_range` values (REQ-SEARCH-005).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,6 +201,47 @@ pub(crate) fn search_args(
     })
 }
 
+/// A validated `web_fetch` call. The URL is judged by the fetch policy.
+#[derive(Debug, Clone)]
+pub(crate) struct FetchArgs {
+    /// The URL as the caller wrote it, at most LIM-F9 characters.
+    pub(crate) url: String,
+    /// Characters of content to return (REQ-FETCH-003).
+    pub(crate) max_chars: usize,
+    /// The first character returned (REQ-FETCH-005).
+    pub(crate) start_char: usize,
+}
+
+/// The parameter names `web_fetch` takes.
+pub(crate) const FETCH_PARAMETERS: [&str; 3] = ["url", "max_chars", "start_char"];
+
+/// Validates `web_fetch` arguments (REQ-FETCH-001, REQ-FETCH-003,
+/// REQ-FETCH-005). `start_char` is bounded by the byte limit: no content
+/// has more characters than LIM-F3 bytes.
+pub(crate) fn fetch_args(
+    config: &Config,
+    args: &Map<String, Value>,
+) -> Result<FetchArgs, ToolError> {
+    refuse_unknown(args, &FETCH_PARAMETERS)?;
+    let url = string(args, "url")?.ok_or_else(|| ToolError::missing("url"))?;
+    if url.chars().count() > URL_MAX_CHARS {
+        return Err(ToolError::url_too_long(URL_MAX_CHARS));
+    }
+    let max_chars = integer(
+        args,
+        "max_chars",
+        u64::from(FETCH_MAX_CHARS_FLOOR),
+        u64::from(config.fetch.max_chars_ceiling),
+    )?
+    .map_or(u64::from(config.fetch.max_chars), |v| v);
+    let start_char = integer(args, "start_char", 0, config.fetch.max_bytes)?.unwrap_or(0);
+    Ok(FetchArgs {
+        url: url.to_owned(),
+        max_chars: usize::try_from(max_chars).unwrap_or(usize::MAX),
+        start_char: usize::try_from(start_char).unwrap_or(usize::MAX),
+    })
+}
+
 /// Validates `engine_status` arguments: there are none.
 pub(crate) fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
     refuse_unknown(args, &[])
@@ -291,6 +333,26 @@ mod tests {
         let e = search(json!({"query": "q", "time_range": "SECRET-sk-123"})).unwrap_err();
         assert!(!e.to_json().to_string().contains("SECRET"));
         assert_eq!(e.detail["allowed"], json!(["day", "week", "month", "year"]));
+    }
+
+    // Verifies: REQ-FETCH-003, REQ-FETCH-005, REQ-FETCH-001 (ranges; LIM-F9 stated; no echo)
+    #[test]
+    fn checks_fetch_arguments_and_states_their_bounds() {
+        let config = Config::defaults();
+        let fetch = |v: Value| fetch_args(&config, &args(v));
+        let ok = fetch(json!({"url": "https://example.org/"})).unwrap();
+        assert_eq!((ok.max_chars, ok.start_char), (3000, 0));
+        let e = fetch(json!({"url": "https://example.org/", "max_chars": 499})).unwrap_err();
+        assert_eq!(e.message, "max_chars must be between 500 and 20000");
+        assert!(fetch(json!({"url": "https://example.org/", "max_chars": 20001})).is_err());
+        assert!(fetch(json!({"url": "https://example.org/", "start_char": -1})).is_err());
+        let long = format!("https://example.org/{}", "a".repeat(2048));
+        let e = fetch(json!({"url": long})).unwrap_err();
+        assert_eq!(e.message, "url must be at most 2048 characters");
+        assert_eq!(e.detail["max"], json!(2048));
+        assert_eq!(fetch(json!({})).unwrap_err().message, "url is required");
+        let e = fetch(json!({"url": "https://example.org/", "SECRET-x": 1})).unwrap_err();
+        assert!(!e.to_json().to_string().contains("SECRET"));
     }
 
     // Verifies: REQ-STATUS-001 (engine_status takes no parameters)

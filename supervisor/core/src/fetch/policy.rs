@@ -1,0 +1,227 @@
+//! The URL policy of `web_fetch`, before any I/O (design §8, §10;
+//! REQ-FETCH-001, REQ-FETCH-007, REQ-FETCH-010, REQ-SEC-006, REQ-SEC-021).
+//!
+//! A URL is parsed once, by the WHATWG parser of the `url` crate, which
+//! turns every spelling of an address (decimal, octal, hex, short IPv4
+//! forms, IPv6 with an embedded IPv4) into the address itself; the address
+//! is then judged by the same predicates worker-net applies at connect
+//! time. Names pass here with their rules and port checked; their answers
+//! are judged at connect time (I3).
+
+use std::collections::{HashSet, VecDeque};
+use std::net::IpAddr;
+use std::sync::Mutex;
+
+use rypsok_proto::egress::{AddressVerdict, EgressPolicy};
+use rypsok_proto::limits::DEFAULT_PORTS;
+use url::{Host, Url};
+
+use crate::config::{Config, SecretDetection};
+use crate::error::{DeniedReason, ToolError};
+use crate::limits::URL_MAX_CHARS;
+
+/// A URL the policy admitted.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// The URL to request (https unless the operator allows http).
+    pub(crate) url: Url,
+    /// An http URL was upgraded to https.
+    pub(crate) upgraded: bool,
+    /// The host as compared for "same host": lower-case, no root dot, an
+    /// address in its canonical text.
+    pub(crate) host: String,
+}
+
+/// Whether the strict-mode check applies to this URL (the caller's URL and
+/// cross-host hops) or not (same-host hops, robots.txt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Strict {
+    Check,
+    Skip,
+}
+
+/// Judges `text` under the whole URL policy: LIM-F9, parse, scheme (and the
+/// upgrade to https), credentials, the secret check, the host (empty
+/// labels, literal addresses, rules), the port, strict mode.
+pub(crate) fn check(
+    text: &str,
+    config: &Config,
+    returned: &ReturnedUrls,
+    strict: Strict,
+) -> Result<Target, ToolError> {
+    if text.chars().count() > URL_MAX_CHARS {
+        return Err(ToolError::url_too_long(URL_MAX_CHARS));
+    }
+    let mut url = Url::parse(text).map_err(|_| ToolError::invalid_url())?;
+    let as_given = url.as_str().to_owned();
+    let upgraded = match url.scheme() {
+        "https" => false,
+        "http" if config.egress.allow_http => false,
+        "http" => {
+            url.set_scheme("https")
+                .map_err(|()| ToolError::denied(DeniedReason::Scheme))?;
+            true
+        }
+        _ => return Err(ToolError::denied(DeniedReason::Scheme)),
+    };
+    if url.password().is_some() {
+        return Err(ToolError::denied_secret(
+            DeniedReason::SecretInUrl,
+            "url_password",
+            authority_position(text),
+        ));
+    }
+    if !url.username().is_empty() {
+        return Err(ToolError::denied(DeniedReason::CredentialInUrl));
+    }
+    secret_check(text, config)?;
+    let port = url.port_or_known_default().unwrap_or(443);
+    let policy = &config.egress.policy;
+    let host = match url.host() {
+        None => return Err(ToolError::invalid_url()),
+        Some(Host::Domain(name)) => {
+            let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+            if name.is_empty() || name.split('.').any(str::is_empty) {
+                return Err(ToolError::denied(DeniedReason::Egress));
+            }
+            judge_name(policy, &name, port)?;
+            name
+        }
+        Some(Host::Ipv4(addr)) => judge_literal(policy, IpAddr::V4(addr), port)?,
+        Some(Host::Ipv6(addr)) => judge_literal(policy, IpAddr::V6(addr), port)?,
+    };
+    if strict == Strict::Check
+        && config.fetch.strict_mode
+        && !admitted_in_strict_mode(&as_given, text, &host, port, policy, returned)
+    {
+        return Err(ToolError::denied(DeniedReason::StrictMode));
+    }
+    Ok(Target {
+        url,
+        upgraded,
+        host,
+    })
+}
+
+/// A name: a deny rule refuses; an allow rule admits; otherwise its port
+/// must be one of LIM-F8, or one some allow rule opens (an address rule
+/// may admit the name's answers on it; worker-net judges those).
+fn judge_name(policy: &EgressPolicy, name: &str, port: u16) -> Result<(), ToolError> {
+    match policy.judge_name(name, port) {
+        Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied(DeniedReason::Egress)),
+        Some(_) => Ok(()),
+        None if DEFAULT_PORTS.contains(&port)
+            || policy.allow.iter().any(|r| r.port.covers(port)) =>
+        {
+            Ok(())
+        }
+        None => Err(ToolError::denied(DeniedReason::Egress)),
+    }
+}
+
+/// A literal address is judged on the URL: refused → `denied`, `egress`.
+fn judge_literal(policy: &EgressPolicy, addr: IpAddr, port: u16) -> Result<String, ToolError> {
+    if policy.judge_addr(addr, port).is_allowed() {
+        Ok(rypsok_proto::egress::canonical(addr).to_string())
+    } else {
+        Err(ToolError::denied(DeniedReason::Egress))
+    }
+}
+
+/// Strict mode admits a URL rypsok returned earlier in this process, and a
+/// destination an allow rule names.
+fn admitted_in_strict_mode(
+    as_given: &str,
+    text: &str,
+    host: &str,
+    port: u16,
+    policy: &EgressPolicy,
+    returned: &ReturnedUrls,
+) -> bool {
+    let by_rule = match host.parse::<IpAddr>() {
+        Ok(addr) => policy.judge_addr(addr, port) == AddressVerdict::AllowedByRule,
+        Err(_) => policy.judge_name(host, port) == Some(AddressVerdict::AllowedByRule),
+    };
+    by_rule || returned.contains(text) || returned.contains(as_given)
+}
+
+/// Where the authority starts in `text`, in Unicode scalar values: the
+/// position a credential in it is reported at.
+fn authority_position(text: &str) -> u64 {
+    text.find("//").map_or(0, |i| text[..i].chars().count() + 2) as u64
+}
+
+/// The secret check of §10 on a URL (REQ-PRIV-002), reading through
+/// invisible characters. A URL cannot be masked without fetching another
+/// page, so `mask` refuses like `refuse`; `warn` logs (the kind, never the
+/// URL) and lets the call proceed.
+fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
+    let mode = config.privacy.secret_detection;
+    if mode == SecretDetection::Off {
+        return Ok(());
+    }
+    let Some(finding) = crate::secret::find(text).into_iter().next() else {
+        return Ok(());
+    };
+    match mode {
+        SecretDetection::Warn => {
+            tracing::warn!(
+                event = "secret_detected",
+                tool = "web_fetch",
+                kind = finding.kind.as_str(),
+                "a credential-shaped text is in the URL; proceeding as configured"
+            );
+            Ok(())
+        }
+        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => {
+            Err(ToolError::denied_secret(
+                DeniedReason::SecretInUrl,
+                finding.kind.as_str(),
+                finding.position as u64,
+            ))
+        }
+    }
+}
+
+/// The URLs `web_search` returned in this process, kept only in strict
+/// mode (REQ-SEC-021), at most [`RETURNED_MAX`], the oldest forgotten
+/// first.
+#[derive(Debug, Default)]
+pub(crate) struct ReturnedUrls {
+    inner: Mutex<(HashSet<String>, VecDeque<String>)>,
+}
+
+/// URLs strict mode remembers: 2000 searches of five results.
+pub(crate) const RETURNED_MAX: usize = 10_000;
+
+impl ReturnedUrls {
+    /// Remembers `urls`, as returned and as the URL parser writes them.
+    pub(crate) fn record<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
+        let mut guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (set, order) = &mut *guard;
+        for url in urls {
+            let normal = Url::parse(url).map(String::from).ok();
+            for form in std::iter::once(url.to_owned()).chain(normal) {
+                if set.insert(form.clone()) {
+                    order.push_back(form);
+                }
+            }
+        }
+        while order.len() > RETURNED_MAX {
+            if let Some(old) = order.pop_front() {
+                set.remove(&old);
+            }
+        }
+    }
+
+    fn contains(&self, url: &str) -> bool {
+        let guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.0.contains(url)
+    }
+}
