@@ -10,9 +10,10 @@
 //! gate (`http.rs`): the SDK answers the statuses the contract names it
 //! for (400, 403, 406, 413 streamed, 415), the gate the rest.
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -34,6 +35,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+/// Refused calls by tool, error kind and reason.
+type RefusalCounts = BTreeMap<(String, &'static str, String), u64>;
+
 /// The MCP server of one process. Cheap to clone: the HTTP service makes
 /// one per session or stateless request.
 #[derive(Clone)]
@@ -45,6 +49,9 @@ pub(crate) struct Adapter {
     next_call: Arc<AtomicU64>,
     /// The caller of a call that does not name one (stdio: the process).
     caller: Caller,
+    /// Refused calls of this process, counted per tool, error kind and
+    /// reason (REQ-OBS-007); every key is rypsok's own vocabulary.
+    refused: Arc<Mutex<RefusalCounts>>,
 }
 
 fn schema_object(v: Value) -> Arc<JsonObject> {
@@ -87,7 +94,22 @@ impl Adapter {
             structured_content,
             next_call: Arc::new(AtomicU64::new(1)),
             caller,
+            refused: Arc::default(),
         }
+    }
+
+    /// Counts one refused call and answers how many of its tool, kind and
+    /// reason this process has refused so far.
+    fn count_refusal(&self, tool: &str, kind: &'static str, reason: &str) -> u64 {
+        let mut counts = self
+            .refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = counts
+            .entry((tool.to_owned(), kind, reason.to_owned()))
+            .or_default();
+        *count += 1;
+        *count
     }
 
     async fn dispatch(&self, caller: &Caller, name: &str, args: &JsonObject) -> Option<ToolOutput> {
@@ -219,10 +241,12 @@ impl ServerHandler for Adapter {
                     .get("reason")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
+                let refused_count = self.count_refusal(&tool, error.kind.as_str(), reason);
                 tracing::info!(
                     event = "call_refused",
                     kind = error.kind.as_str(),
                     reason,
+                    refused_count,
                     latency_ms,
                     "call answered with an error"
                 );

@@ -163,6 +163,36 @@ fn dispatches_web_fetch_and_refuses_a_loopback_literal() {
     );
 }
 
+// Verifies: REQ-OBS-007 (refused calls counted per tool and reason, in the log line of each refusal)
+#[test]
+fn counts_refused_calls_per_tool_and_reason() {
+    let mut server = Server::start(None);
+    server.initialize();
+    for _ in 0..2 {
+        server.call("web_fetch", json!({"url": "https://127.0.0.1/"}));
+    }
+    server.call("web_fetch", json!({"url": "ftp://example.org/"}));
+    server.call("web_search", json!({"query": ""}));
+    let refused = |kind: &str, reason: &str, count: u64| {
+        server
+            .await_log(
+                &[
+                    ("event", json!("call_refused")),
+                    ("kind", json!(kind)),
+                    ("reason", json!(reason)),
+                    ("refused_count", json!(count)),
+                ],
+                Duration::from_secs(5),
+            )
+            .is_some()
+    };
+    assert!(refused("denied", "egress", 1));
+    assert!(refused("denied", "egress", 2));
+    assert!(refused("denied", "scheme", 1));
+    // Another tool's refusals are counted on their own.
+    assert!(refused("invalid_request", "", 1));
+}
+
 // Verifies: REQ-MCP-011 (structured content switched off: text only, and no output schema to break clients)
 #[test]
 fn answers_text_only_when_structured_content_is_off() {

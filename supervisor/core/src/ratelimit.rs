@@ -109,13 +109,11 @@ impl RateLimit {
 /// mode: a quarter, at least 1), held beside the process-wide semaphore so
 /// that one caller cannot take every slot.
 #[derive(Debug)]
-#[allow(dead_code)] // web_fetch takes its permits here; its pipeline lands separately
 pub(crate) struct CallerPermits {
     process_limit: u32,
     callers: Mutex<HashMap<Caller, Arc<Semaphore>>>,
 }
 
-#[allow(dead_code)] // as above
 impl CallerPermits {
     pub(crate) fn new(process_limit: u32) -> Self {
         Self {
