@@ -448,7 +448,8 @@ impl RobotsRules {
     /// Whether `path` (the URL's percent-encoded path and query, starting
     /// with `/`) may be fetched: the rule with the longest matching pattern
     /// decides, an `allow` winning a tie (RFC 9309 §2.2.2); no matching rule
-    /// allows; `/robots.txt` is always allowed. Hex digits of percent
+    /// allows; `/robots.txt` is always allowed. Escapes of unreserved
+    /// characters are decoded on both sides and the hex digits of the other
     /// escapes compare case-insensitively. Linear in the pattern and path
     /// lengths for each rule (no backtracking blow-up: the matcher keeps one
     /// retry point, which suffices for `*`).
@@ -477,8 +478,11 @@ impl RobotsRules {
     }
 }
 
-/// Upper-cases the hex digits of `%xx` escapes, so `%2f` and `%2F` compare
-/// equal.
+/// Brings `%xx` escapes to one form (RFC 9309 §2.2.2, RFC 3986 §6.2.2):
+/// an escape of an unreserved character (`A-Za-z0-9-._~`) is decoded, so
+/// `/%70rivate` and `/private` compare equal; any other escape keeps its
+/// `%` and has its hex digits upper-cased, so `%2f` and `%2F` compare equal.
+/// `*` and `$` are reserved, so an escaped `%2A` never becomes a wildcard.
 fn normalize_escapes(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -489,9 +493,15 @@ fn normalize_escapes(text: &str) -> String {
             && bytes[i + 1].is_ascii_hexdigit()
             && bytes[i + 2].is_ascii_hexdigit()
         {
-            out.push('%');
-            out.push(char::from(bytes[i + 1].to_ascii_uppercase()));
-            out.push(char::from(bytes[i + 2].to_ascii_uppercase()));
+            let hex = |b: u8| char::from(b).to_digit(16).unwrap_or(0) as u8;
+            let decoded = hex(bytes[i + 1]) << 4 | hex(bytes[i + 2]);
+            if decoded.is_ascii_alphanumeric() || matches!(decoded, b'-' | b'.' | b'_' | b'~') {
+                out.push(char::from(decoded));
+            } else {
+                out.push('%');
+                out.push(char::from(bytes[i + 1].to_ascii_uppercase()));
+                out.push(char::from(bytes[i + 2].to_ascii_uppercase()));
+            }
             i += 3;
             continue;
         }
@@ -624,6 +634,37 @@ pub enum EngineFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn robots(rules: &[(bool, &str)]) -> RobotsRules {
+        RobotsRules {
+            rules: rules
+                .iter()
+                .map(|&(allow, pattern)| RobotsRule {
+                    allow,
+                    pattern: pattern.to_owned(),
+                })
+                .collect(),
+        }
+    }
+
+    // Verifies: REQ-CMP-005 (RFC 9309 §2.2.2: escapes of unreserved characters are decoded before matching)
+    #[test]
+    fn an_escaped_unreserved_character_does_not_bypass_a_rule() {
+        let r = robots(&[(false, "/private")]);
+        assert!(!r.allows("/%70rivate"));
+        assert!(!r.allows("/priv%61te/x"));
+        assert!(!r.allows("/%70%72%69%76%61%74%65"));
+        assert!(r.allows("/public"));
+        // The pattern side is decoded too.
+        let r = robots(&[(false, "/%7Euser/%61")]);
+        assert!(!r.allows("/~user/a"));
+        // Reserved characters stay escaped: `%2F` is not `/`, `%2A` no wildcard.
+        let r = robots(&[(false, "/a/b"), (false, "/x%2Ay")]);
+        assert!(r.allows("/a%2Fb"));
+        assert!(!r.allows("/a/b"));
+        assert!(r.allows("/xzzy"));
+        assert!(!r.allows("/x%2ay"));
+    }
 
     /// Bodies are serialized as one byte string (`serde_bytes`), which
     /// postcard writes exactly as it writes a sequence of bytes: a varint
