@@ -79,11 +79,16 @@ pub enum AddressClass {
     Isatap,
     /// `5f00::/16`, SRv6 segment identifiers (RFC 9602).
     SegmentRouting,
+    /// A cloud metadata endpoint that is globally routable, so no registry
+    /// range covers it: `168.63.129.16`, Azure's wire server. The contract
+    /// refuses "private, link-local, metadata and other internal addresses"
+    /// (tools-and-responses.txt); only an operator allow rule opens it.
+    Metadata,
 }
 
 impl AddressClass {
     /// Every class, for tests over the whole vocabulary.
-    pub const ALL: [Self; 25] = [
+    pub const ALL: [Self; 26] = [
         Self::Global,
         Self::Unspecified,
         Self::Loopback,
@@ -109,6 +114,7 @@ impl AddressClass {
         Self::SixToFour,
         Self::Isatap,
         Self::SegmentRouting,
+        Self::Metadata,
     ];
 
     /// A fixed name for logs and metric labels.
@@ -139,6 +145,7 @@ impl AddressClass {
             Self::SixToFour => "six_to_four",
             Self::Isatap => "isatap",
             Self::SegmentRouting => "segment_routing",
+            Self::Metadata => "metadata",
         }
     }
 
@@ -275,10 +282,12 @@ impl EgressPolicy {
 type Block4 = (u32, u8, AddressClass);
 type Block6 = (u128, u8, AddressClass);
 
-/// IANA IPv4 Special-Purpose Address Registry, plus multicast. First match
-/// wins, so the broadcast address precedes `240.0.0.0/4`.
-const SPECIAL_V4: [Block4; 19] = [
+/// IANA IPv4 Special-Purpose Address Registry, plus multicast and the
+/// globally routable metadata endpoints. First match wins, so the broadcast
+/// address precedes `240.0.0.0/4`.
+const SPECIAL_V4: [Block4; 20] = [
     (v4(255, 255, 255, 255), 32, AddressClass::Broadcast),
+    (v4(168, 63, 129, 16), 32, AddressClass::Metadata),
     (v4(0, 0, 0, 0), 8, AddressClass::Unspecified),
     (v4(10, 0, 0, 0), 8, AddressClass::Private),
     (v4(100, 64, 0, 0), 10, AddressClass::SharedAddressSpace),
@@ -482,6 +491,9 @@ mod tests {
             ("169.254.169.254", C::LinkLocal),
             ("169.254.255.255", C::LinkLocal),
             ("169.255.0.0", C::Global),
+            ("168.63.129.15", C::Global),
+            ("168.63.129.16", C::Metadata),
+            ("168.63.129.17", C::Global),
             ("172.15.255.255", C::Global),
             ("172.16.0.0", C::Private),
             ("172.31.255.255", C::Private),
@@ -639,6 +651,7 @@ mod tests {
             ("::ffff:0.0.0.0", C::Unspecified),
             ("::ffff:10.0.0.1", C::Private),
             ("::ffff:169.254.169.254", C::LinkLocal),
+            ("::ffff:168.63.129.16", C::Metadata),
             ("::ffff:255.255.255.255", C::Broadcast),
             ("::ffff:8.8.8.8", C::Global),
             ("::ffff:1.1.1.1", C::Global),
@@ -925,10 +938,10 @@ mod tests {
     /// Literal-address rows of the shared SSRF corpus, as the WHATWG parser
     /// leaves their host (`whatwg_host[:port]`), with the corpus verdict.
     /// Provenance: corpora/ssrf-urls.tsv (PayloadsAllTheThings, WPT
-    /// urltestdata.json, rypsok research); 168.63.129.16 is left out, being
-    /// refused by a default operator deny rule rather than by its class.
-    const CORPUS_LITERALS: [(&str, bool); 64] = [
+    /// urltestdata.json, rypsok research).
+    const CORPUS_LITERALS: [(&str, bool); 65] = [
         ("127.0.0.1", false),
+        ("168.63.129.16", false),
         ("127.0.0.1:22", false),
         ("0.0.0.0", false),
         ("0.0.0.0:22", false),
