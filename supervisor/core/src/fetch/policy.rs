@@ -64,6 +64,13 @@ pub(crate) fn check(
         }
         _ => return Err(ToolError::denied(DeniedReason::Scheme)),
     };
+    // LIM-F9 bounds the URL rypsok requests and returns, which is the
+    // parser's serialization: a non-ASCII path is percent-encoded (up to 12
+    // characters for one) and a Unicode host becomes its IDNA form, so a
+    // short text can serialize far past the bound.
+    if url.as_str().chars().count() > URL_MAX_CHARS {
+        return Err(ToolError::url_too_long(URL_MAX_CHARS));
+    }
     if url.password().is_some() {
         return Err(ToolError::denied_secret(
             DeniedReason::SecretInUrl,

@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::config::load_str;
+use crate::limits::URL_MAX_CHARS;
 use crate::ports::{NetPort, ParsePort, PortError, PortFuture};
 use crate::services::Services;
 
@@ -356,6 +357,28 @@ async fn returns_a_cross_host_redirect_without_following_it() {
             .seen()
             .contains(&"https://other.example/there?q=1".to_owned())
     );
+}
+
+// Verifies: REQ-FETCH-001, REQ-FETCH-006 (LIM-F9 bounds the URL as serialized, for the caller's URL and every hop)
+#[tokio::test(start_paused = true)]
+async fn a_url_that_serializes_past_the_url_bound_is_refused_without_io() {
+    let site = Site::new("");
+    // 300 characters as typed, 3600 once percent-encoded.
+    let long = format!("https://example.org/{}", "\u{1F600}".repeat(300));
+    assert!(long.chars().count() < URL_MAX_CHARS);
+    let e = site.fetch(json!({ "url": long })).await.unwrap_err();
+    assert_eq!(e["kind"], "invalid_request");
+    assert_eq!(e["detail"]["parameter"], "url");
+    assert!(site.net.seen().is_empty());
+    // A Location expanding past the bound is not followed.
+    let away = format!("/{}", "\u{1F600}".repeat(300));
+    site.route("https://example.org/away", redirect(302, &away));
+    let e = site
+        .fetch(json!({"url": "https://example.org/away"}))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "denied:egress");
+    assert!(site.net.seen().iter().all(|u| u.len() <= URL_MAX_CHARS));
 }
 
 // Verifies: REQ-FETCH-006, REQ-SEC-006 (a cross-host target the policy refuses is denied)
