@@ -6,8 +6,9 @@
 //! RFC 9309 §2.3.1: a 2xx is parsed; redirects are followed up to five
 //! times; 4xx means no rules (everything allowed); 5xx and a file that
 //! cannot be read mean everything disallowed. Only answers that carry
-//! rules (2xx, 4xx, too many redirects) are kept: a failing site is asked
-//! again on the next call. A site that cannot be reached at all answers
+//! rules (2xx, 4xx, too many redirects) and a file past LIM-F13 (kept as
+//! "disallow everything") are kept: a failing site is asked again on the
+//! next call. A site that cannot be reached at all answers
 //! like the page would (`unavailable`, `network`), never `denied`, so a
 //! refused name still answers exactly like a name that does not resolve.
 
@@ -16,8 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rypsok_proto::limits::{ROBOTS_CACHE_HOSTS, ROBOTS_FRESHNESS_S};
-use rypsok_proto::{NetFailure, ParseRequest, ParseResponse, RobotsRules};
+use rypsok_proto::limits::{ROBOTS_CACHE_HOSTS, ROBOTS_FRESHNESS_S, ROBOTS_MAX_BYTES};
+use rypsok_proto::{NetFailure, ParseRequest, ParseResponse, RobotsRule, RobotsRules};
 use tokio::time::Instant;
 use url::Url;
 
@@ -140,7 +141,9 @@ async fn rules_for(
     if let Some(rules) = cache.get(&key) {
         return Ok(rules);
     }
-    let max_bytes = services.config.fetch.max_bytes;
+    // LIM-F13, not the page's byte limit: the file is read up to its own
+    // bound whatever the operator set for pages.
+    let max_bytes = ROBOTS_MAX_BYTES as u64;
     let mut url = target
         .url
         .join("/robots.txt")
@@ -150,9 +153,26 @@ async fn rules_for(
         let response =
             match exchange(services, &url, "text/plain", max_bytes, network_deadline).await {
                 Ok(response) => response,
-                // A file too large to read or a broken answer: unreadable,
-                // so everything is disallowed.
-                Err(HopFailure::Net(NetFailure::TooLarge | NetFailure::Protocol)) => {
+                // A file past LIM-F13. RFC 9309 §2.5 would have us read its
+                // first 500 KiB, but worker-net fails a body past its bound
+                // rather than truncating it, and a truncation flag would
+                // widen the pipe protocol and worker-net for a rare case.
+                // So the file counts as unreadable (everything disallowed,
+                // failing closed), and that verdict is kept like rules are,
+                // so that such a file is not downloaded again on every call.
+                Err(HopFailure::Net(NetFailure::TooLarge)) => {
+                    let rules = Arc::new(RobotsRules {
+                        rules: vec![RobotsRule {
+                            allow: false,
+                            pattern: "/".to_owned(),
+                        }],
+                    });
+                    cache.put(key, Arc::clone(&rules));
+                    return Ok(rules);
+                }
+                // A broken answer: unreadable, so everything is disallowed,
+                // and asked again next time.
+                Err(HopFailure::Net(NetFailure::Protocol)) => {
                     return Err(disallowed());
                 }
                 Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),

@@ -949,6 +949,41 @@ fn document_cleaning_keeps_layout_and_is_idempotent() {
     assert_eq!(clean_document_text(ascii).text, ascii);
 }
 
+// Verifies: LIM-F13, REQ-CMP-005 (robots.txt is read up to its own bound; a larger file disallows everything and is not read again)
+#[tokio::test(start_paused = true)]
+async fn robots_txt_has_its_own_bound_and_a_larger_file_is_kept_as_disallowing() {
+    use crate::limits::ROBOTS_MAX_BYTES;
+    // A file over the page limit but within LIM-F13 is read.
+    let site = Site::new("[fetch]\nmax_bytes = 65536\n");
+    let mut body = "User-agent: *\nDisallow: /private\n".to_owned();
+    body.push_str(&"#".repeat(100_000));
+    site.route("https://example.org/robots.txt", page("text/plain", &body));
+    assert!(site.fetch(json!({"url": "https://example.org/a"})).await.is_ok());
+    let e = site
+        .fetch(json!({"url": "https://example.org/private"}))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "denied:robots_txt");
+    // A file past LIM-F13: denied, and the verdict is kept.
+    let site = Site::new("");
+    let huge = "#".repeat(ROBOTS_MAX_BYTES + 1);
+    site.route("https://example.org/robots.txt", page("text/plain", &huge));
+    for path in ["a", "b"] {
+        let e = site
+            .fetch(json!({ "url": format!("https://example.org/{path}") }))
+            .await
+            .unwrap_err();
+        assert_eq!(reason(&e), "denied:robots_txt");
+    }
+    let reads = site
+        .net
+        .seen()
+        .iter()
+        .filter(|u| u.ends_with("/robots.txt"))
+        .count();
+    assert_eq!(reads, 1);
+}
+
 // Verifies: LIM-F13 (kept rules are fresh for an hour, then read again)
 #[tokio::test(start_paused = true)]
 async fn robots_rules_are_read_again_after_an_hour() {
