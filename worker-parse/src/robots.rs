@@ -13,9 +13,11 @@ use rypsok_proto::{RobotsRule, RobotsRules};
 /// The product token rypsok's crawler answers to.
 pub const PRODUCT_TOKEN: &str = "rypsok";
 
-/// Pattern bytes kept for the selected group. Matching costs up to
-/// pattern × path length per rule, and the supervisor matches; real files
-/// keep their rules for one agent far below this (tens of KiB at most).
+/// Pattern bytes kept for the selected group: the supervisor matches every
+/// rule on every fetch, and real files keep their rules for one agent far
+/// below this (tens of KiB at most). A group past it is not cut short,
+/// which would drop its later disallow lines (failing open): it is read as
+/// disallowing everything.
 pub const MAX_KEPT_PATTERN_BYTES: usize = 64 * 1024;
 
 /// One group of the file: its agents and its rules.
@@ -84,7 +86,13 @@ pub fn parse_robots(body: &[u8]) -> RobotsRules {
     for rule in chosen.into_iter().flat_map(|g| g.rules.iter()) {
         kept += rule.pattern.len();
         if kept > MAX_KEPT_PATTERN_BYTES {
-            break;
+            // Fail closed: everything but /robots.txt is disallowed.
+            return RobotsRules {
+                rules: vec![RobotsRule {
+                    allow: false,
+                    pattern: "/".to_owned(),
+                }],
+            };
         }
         rules.push(rule.clone());
     }
@@ -213,17 +221,26 @@ mod tests {
         assert!(parse_robots(&body).allows("/x"));
     }
 
-    // Verifies: REQ-SEC-010 (what is kept is bounded; matching hostile patterns stays fast)
+    // Verifies: REQ-SEC-010, REQ-CMP-005 (what is kept is bounded; a group past the bound fails closed; hostile patterns match)
     #[test]
-    fn bounds_the_rules_kept_and_matches_hostile_patterns() {
+    fn bounds_the_rules_kept_and_fails_closed_past_the_bound() {
+        let line = "Disallow: /*a*a*a*a*a*a*a*a*b$\n";
+        let pattern_len = "/*a*a*a*a*a*a*a*a*b$".len();
+        let within = MAX_KEPT_PATTERN_BYTES / pattern_len;
         let mut text = "User-agent: *\n".to_owned();
-        for _ in 0..20_000 {
-            text.push_str("Disallow: /*a*a*a*a*a*a*a*a*b$\n");
-        }
-        let r = rules(&text);
-        let kept: usize = r.rules.iter().map(|r| r.pattern.len()).sum();
-        assert!(kept <= MAX_KEPT_PATTERN_BYTES);
+        text.push_str(&line.repeat(within));
         let path = format!("/{}", "a".repeat(2000));
+        let r = rules(&text);
+        assert_eq!(r.rules.len(), within);
         assert!(r.allows(&path));
+        assert!(!r.allows(&format!("{path}b")));
+        // One rule more, then a disallow that a cut-short group would lose.
+        text.push_str(line);
+        text.push_str("Disallow: /secret\n");
+        let r = rules(&text);
+        assert!(r.rules.iter().map(|r| r.pattern.len()).sum::<usize>() <= MAX_KEPT_PATTERN_BYTES);
+        assert!(!r.allows("/secret"));
+        assert!(!r.allows("/anything"));
+        assert!(r.allows("/robots.txt"));
     }
 }
