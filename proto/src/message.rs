@@ -451,8 +451,8 @@ impl RobotsRules {
     /// allows; `/robots.txt` is always allowed. Escapes of unreserved
     /// characters are decoded on both sides and the hex digits of the other
     /// escapes compare case-insensitively. Linear in the pattern and path
-    /// lengths for each rule (no backtracking blow-up: the matcher keeps one
-    /// retry point, which suffices for `*`).
+    /// lengths for each rule, hostile patterns included (see
+    /// `pattern_matches`).
     pub fn allows(&self, path: &str) -> bool {
         if path == "/robots.txt" {
             return true;
@@ -461,7 +461,7 @@ impl RobotsRules {
         let mut best: Option<(usize, bool)> = None;
         for rule in &self.rules {
             let pattern = normalize_escapes(&rule.pattern);
-            if !pattern_matches(pattern.as_bytes(), path.as_bytes()) {
+            if !pattern_matches(&pattern, &path) {
                 continue;
             }
             let len = pattern.len();
@@ -521,39 +521,39 @@ fn normalize_escapes(text: &str) -> String {
 
 /// RFC 9309 pattern matching: a prefix match where `*` matches any run of
 /// characters and a final `$` anchors the end.
-fn pattern_matches(pattern: &[u8], path: &[u8]) -> bool {
-    let (pattern, anchored) = match pattern.split_last() {
-        Some((b'$', head)) => (head, true),
-        _ => (pattern, false),
+///
+/// Linear in the pattern and path lengths, whatever the pattern: the
+/// pattern is cut at each `*` into literal pieces; the first must start the
+/// path, each later one is taken at its leftmost place after the one before
+/// (the leftmost place leaves the most path for the rest, so it is never
+/// worse), and under `$` the last must end the path. `str::find` is the
+/// two-way search, linear in what it scans, and each piece scans on from
+/// where the one before ended. (A backtracking matcher costs pattern × path
+/// on hostile rules, and the supervisor matches on its async threads.)
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(head) => (head, true),
+        None => (pattern, false),
     };
-    // Classic wildcard matching with one backtrack point: on a mismatch,
-    // the last `*` absorbs one more character. Without an end anchor the
-    // pattern only needs to match a prefix of the path.
-    let (mut p, mut s) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    loop {
-        if p == pattern.len() && (!anchored || s == path.len()) {
-            return true;
+    let mut pieces = pattern.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = path.strip_prefix(first) else {
+        return false;
+    };
+    let mut pieces = pieces.peekable();
+    if pieces.peek().is_none() {
+        return !anchored || rest.is_empty();
+    }
+    while let Some(piece) = pieces.next() {
+        if anchored && pieces.peek().is_none() {
+            return rest.ends_with(piece);
         }
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, s));
-            p += 1;
-            continue;
-        }
-        if p < pattern.len() && s < path.len() && pattern[p] == path[s] {
-            p += 1;
-            s += 1;
-            continue;
-        }
-        match star {
-            Some((sp, ss)) if ss < path.len() => {
-                star = Some((sp, ss + 1));
-                p = sp + 1;
-                s = ss + 1;
-            }
-            _ => return false,
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
         }
     }
+    true
 }
 
 /// What an engine answer meant.
@@ -645,6 +645,65 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// The plain recursive definition of RFC 9309 matching, exponential but
+    /// obviously right, to check the linear matcher against.
+    fn reference_matches(pattern: &[u8], path: &[u8], anchored: bool) -> bool {
+        match pattern.split_first() {
+            None => !anchored || path.is_empty(),
+            Some((b'*', rest)) => {
+                (0..=path.len()).any(|skip| reference_matches(rest, &path[skip..], anchored))
+            }
+            Some((&c, rest)) => {
+                path.first() == Some(&c) && reference_matches(rest, &path[1..], anchored)
+            }
+        }
+    }
+
+    fn words(alphabet: &[char], max_len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max_len {
+            last = last
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    // Verifies: REQ-CMP-005, REQ-SEC-010 (RFC 9309 §2.2.3 matching, exhaustively against the definition; hostile patterns stay linear)
+    #[test]
+    fn the_linear_matcher_agrees_with_the_definition() {
+        let paths = words(&['a', 'b'], 6);
+        for body in words(&['a', 'b', '*'], 5) {
+            for anchored in [false, true] {
+                let pattern = format!("/{body}{}", if anchored { "$" } else { "" });
+                for tail in &paths {
+                    let path = format!("/{tail}");
+                    let want = reference_matches(
+                        format!("/{body}").as_bytes(),
+                        path.as_bytes(),
+                        anchored,
+                    );
+                    assert_eq!(
+                        pattern_matches(&pattern, &path),
+                        want,
+                        "{pattern} on {path}"
+                    );
+                }
+            }
+        }
+        // A `$` inside the pattern is a plain character.
+        assert!(pattern_matches("/a$b", "/a$bc"));
+        // Hostile: a backtracking matcher would take pattern × path steps
+        // here, for each of the rules.
+        let hostile = format!("/{}b$", "*a".repeat(2000));
+        let path = format!("/{}", "a".repeat(2000));
+        assert!(!pattern_matches(&hostile, &path));
+        assert!(pattern_matches(&hostile, &format!("{path}b")));
     }
 
     // Verifies: REQ-CMP-005 (RFC 9309 §2.2.2: escapes of unreserved characters are decoded before matching)
