@@ -87,10 +87,13 @@ pub(crate) fn check(
     let host = match url.host() {
         None => return Err(ToolError::invalid_url()),
         Some(Host::Domain(name)) => {
-            let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
-            if name.is_empty() || name.split('.').any(str::is_empty) {
+            // The name as egress reads it (lower-case, no root dot, no empty
+            // label, only letters, digits, `_` and `-`): a name the WHATWG
+            // parser admits but worker-net would refuse (`a*b.example`) is
+            // denied here, before any I/O.
+            let Some(name) = rypsok_proto::egress::parse_host_name(name) else {
                 return Err(ToolError::denied(DeniedReason::Egress));
-            }
+            };
             judge_name(policy, &name, port)?;
             name
         }

@@ -381,6 +381,17 @@ async fn a_url_that_serializes_past_the_url_bound_is_refused_without_io() {
     assert!(site.net.seen().iter().all(|u| u.len() <= URL_MAX_CHARS));
 }
 
+// Verifies: REQ-SEC-006 (a host the URL parser admits but egress cannot reach is denied, egress, before any I/O)
+#[tokio::test(start_paused = true)]
+async fn a_name_egress_cannot_use_is_denied_egress_without_io() {
+    let site = Site::new("");
+    for url in ["https://a*b.example/", "https://a!b.example/x", "http://a~b.example/"] {
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "denied:egress", "{url}");
+    }
+    assert!(site.net.seen().is_empty());
+}
+
 // Verifies: REQ-FETCH-006, REQ-SEC-006 (a cross-host target the policy refuses is denied)
 #[tokio::test(start_paused = true)]
 async fn a_cross_host_redirect_to_an_internal_address_is_denied() {
