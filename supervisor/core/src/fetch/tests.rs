@@ -392,6 +392,27 @@ async fn a_name_egress_cannot_use_is_denied_egress_without_io() {
     assert!(site.net.seen().is_empty());
 }
 
+// Verifies: REQ-FETCH-006, REQ-FETCH-010 (an unfollowed redirect is `redirected` even when the target's robots.txt cannot be read over https)
+#[tokio::test(start_paused = true)]
+async fn an_unfollowed_redirect_whose_robots_check_fails_is_still_redirected() {
+    let site = Site::new("");
+    site.net
+        .connect_fails
+        .lock()
+        .unwrap()
+        .push("other.example".to_owned());
+    site.route(
+        "https://example.org/away",
+        redirect(302, "http://other.example/there"),
+    );
+    let e = site
+        .fetch(json!({"url": "https://example.org/away"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e["kind"], "redirected", "{e}");
+    assert_eq!(e["detail"]["location"], "http://other.example/there");
+}
+
 // Verifies: REQ-FETCH-006, REQ-SEC-006 (a cross-host target the policy refuses is denied)
 #[tokio::test(start_paused = true)]
 async fn a_cross_host_redirect_to_an_internal_address_is_denied() {
