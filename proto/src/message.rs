@@ -683,11 +683,8 @@ mod tests {
                 let pattern = format!("/{body}{}", if anchored { "$" } else { "" });
                 for tail in &paths {
                     let path = format!("/{tail}");
-                    let want = reference_matches(
-                        format!("/{body}").as_bytes(),
-                        path.as_bytes(),
-                        anchored,
-                    );
+                    let want =
+                        reference_matches(format!("/{body}").as_bytes(), path.as_bytes(), anchored);
                     assert_eq!(
                         pattern_matches(&pattern, &path),
                         want,

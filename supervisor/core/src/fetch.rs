@@ -29,7 +29,7 @@ use tokio::time::{Instant, timeout_at};
 use url::Url;
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
-use crate::config::Config;
+use crate::config::{Config, SecretDetection};
 use crate::error::{DeniedReason, ErrorKind, Notice, NoticeCode, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::PortError;
@@ -111,8 +111,14 @@ pub(crate) async fn fetch(
     let Ok(_permit) = state.in_flight.try_acquire() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };
-    // The host only now that the policy admitted it (REQ-PRIV-004).
-    tracing::info!(event = "fetch_started", host = %target.host, "fetch admitted");
+    // The host only now that the policy admitted it (REQ-PRIV-004), and
+    // never when a credential-shaped text (let through in warn mode) lies
+    // in it.
+    if host_may_be_logged(config, &args.url) {
+        tracing::info!(event = "fetch_started", host = %target.host, "fetch admitted");
+    } else {
+        tracing::info!(event = "fetch_started", "fetch admitted");
+    }
     let call_deadline = started + Duration::from_millis(FETCH_CALL_MAX_MS);
     let network_deadline = started + Duration::from_millis(FETCH_NETWORK_BUDGET_MS);
     let outcome = match timeout_at(
@@ -141,6 +147,12 @@ pub(crate) async fn fetch(
         }
     }
     outcome
+}
+
+/// Whether the host of the admitted URL `text` may appear in the log: not
+/// when the secret check found a credential-shaped text in it.
+fn host_may_be_logged(config: &Config, text: &str) -> bool {
+    config.privacy.secret_detection == SecretDetection::Off || !policy::secret_in_host(text)
 }
 
 fn log_refusal(e: &ToolError) {

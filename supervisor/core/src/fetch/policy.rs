@@ -155,6 +155,32 @@ fn admitted_in_strict_mode(
     by_rule || returned.contains(text) || returned.contains(as_given)
 }
 
+/// Whether a credential-shaped text found in `text` (a URL as the caller
+/// wrote it) lies in its authority, the host name in practice (credentials
+/// are refused before): in `warn` mode such a URL is fetched, and its host
+/// must then stay out of the log (REQ-PRIV-004). The authority is read from
+/// the first `:` on, past any slashes, up to the first `/`, `?`, `#` or
+/// `\`, which covers every spelling the URL parser accepts.
+pub(crate) fn secret_in_host(text: &str) -> bool {
+    let Some(colon) = text.find(':') else {
+        return true;
+    };
+    let start = text[..=colon].chars().count()
+        + text[colon + 1..]
+            .chars()
+            .take_while(|c| matches!(c, '/' | '\\' | '\t' | '\n' | '\r'))
+            .count();
+    let end = start
+        + text
+            .chars()
+            .skip(start)
+            .take_while(|c| !matches!(c, '/' | '?' | '#' | '\\'))
+            .count();
+    crate::secret::find(text)
+        .iter()
+        .any(|f| f.position < end && f.position + f.len > start)
+}
+
 /// Where the authority starts in `text`, in Unicode scalar values: the
 /// position a credential in it is reported at.
 fn authority_position(text: &str) -> u64 {

@@ -385,7 +385,11 @@ async fn a_url_that_serializes_past_the_url_bound_is_refused_without_io() {
 #[tokio::test(start_paused = true)]
 async fn a_name_egress_cannot_use_is_denied_egress_without_io() {
     let site = Site::new("");
-    for url in ["https://a*b.example/", "https://a!b.example/x", "http://a~b.example/"] {
+    for url in [
+        "https://a*b.example/",
+        "https://a!b.example/x",
+        "http://a~b.example/",
+    ] {
         let e = site.fetch(json!({ "url": url })).await.unwrap_err();
         assert_eq!(reason(&e), "denied:egress", "{url}");
     }
@@ -933,6 +937,33 @@ async fn a_credential_shaped_url_is_refused_with_kind_and_position() {
     assert!(warn.fetch(json!({ "url": url })).await.is_ok());
 }
 
+// Verifies: REQ-PRIV-004, REQ-PRIV-002 (warn mode: a host carrying a credential-shaped text is kept out of the log)
+#[tokio::test(start_paused = true)]
+async fn a_host_carrying_a_secret_is_not_logged_in_warn_mode() {
+    let token = "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";
+    let in_host = format!("https://{token}.example.org/page");
+    let in_query = format!("https://example.org/?t={token}");
+    let warn = load_str("[privacy]\nsecret_detection = \"warn\"\n").unwrap();
+    assert!(!super::host_may_be_logged(&warn, &in_host));
+    assert!(!super::host_may_be_logged(
+        &warn,
+        &format!("https:{token}.example.org")
+    ));
+    assert!(!super::host_may_be_logged(
+        &warn,
+        &format!("https:/\\{token}.example.org:8443?x")
+    ));
+    assert!(super::host_may_be_logged(&warn, &in_query));
+    assert!(super::host_may_be_logged(&warn, "https://example.org/page"));
+    // Such a URL is still fetched in warn mode.
+    let name = format!("{}.example.org", token.to_ascii_lowercase());
+    let site = Site::with_dns(
+        "[privacy]\nsecret_detection = \"warn\"\n",
+        &[(&name, PUBLIC)],
+    );
+    assert!(site.fetch(json!({ "url": in_host })).await.is_ok());
+}
+
 // Verifies: REQ-SEC-003 (instruction-like content is noticed, not dropped)
 #[tokio::test(start_paused = true)]
 async fn instruction_like_content_is_noticed() {
@@ -990,7 +1021,11 @@ async fn robots_txt_has_its_own_bound_and_a_larger_file_is_kept_as_disallowing()
     let mut body = "User-agent: *\nDisallow: /private\n".to_owned();
     body.push_str(&"#".repeat(100_000));
     site.route("https://example.org/robots.txt", page("text/plain", &body));
-    assert!(site.fetch(json!({"url": "https://example.org/a"})).await.is_ok());
+    assert!(
+        site.fetch(json!({"url": "https://example.org/a"}))
+            .await
+            .is_ok()
+    );
     let e = site
         .fetch(json!({"url": "https://example.org/private"}))
         .await
