@@ -493,8 +493,10 @@ fn normalize_escapes(text: &str) -> String {
             && bytes[i + 1].is_ascii_hexdigit()
             && bytes[i + 2].is_ascii_hexdigit()
         {
-            let hex = |b: u8| char::from(b).to_digit(16).unwrap_or(0) as u8;
-            let decoded = hex(bytes[i + 1]) << 4 | hex(bytes[i + 2]);
+            let decoded = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                .unwrap_or(b'%');
             if decoded.is_ascii_alphanumeric() || matches!(decoded, b'-' | b'.' | b'_' | b'~') {
                 out.push(char::from(decoded));
             } else {
