@@ -32,7 +32,7 @@
 //!    repeats the document's title goes too (the title is returned apart).
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.966 on articles,
-//! 0.757 on mixed pages (anchors 0.963 and 0.763). The constants below were
+//! 0.762 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
 use html5ever::{LocalName, local_name};
@@ -223,10 +223,9 @@ fn comments_name(e: &Element) -> bool {
     })
 }
 
-/// Whether the prose outside a comment section (`rest` of `all`) makes
-/// the page an article with comments rather than a thread.
-fn rest_is_prose(all: u32, comments: u32) -> bool {
-    let rest = all.saturating_sub(comments);
+/// Whether the prose before a comment section makes the page an article
+/// with comments rather than a thread.
+fn rest_is_prose(rest: u32, comments: u32) -> bool {
     rest >= COMMENTS_REST_MIN && rest.saturating_mul(COMMENTS_REST_RATIO) >= comments
 }
 
@@ -442,6 +441,26 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // Captions are dropped from prose only: in a gallery or a collection
     // they are the items' text.
     let page_prose = f64::from(weight[body].para) >= PROSE_SHARE * body_plain;
+    // Prose before each node in document order: an article's comments
+    // follow its text; on a thread, what precedes the replies is the
+    // question, and what prose there is elsewhere is sidebars.
+    let mut before = vec![0u32; n];
+    let mut nested = vec![false; n];
+    let mut running = 0u32;
+    for &id in &order {
+        before[id] = running;
+        let below = dom
+            .children(id)
+            .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
+        running = running.saturating_add(weight[id].para.saturating_sub(below));
+        // Replies nested in a thread are judged with the thread.
+        if let Some(p) = dom.nodes[id].parent {
+            nested[id] = nested[p]
+                || dom
+                    .element(p)
+                    .is_some_and(|e| comments_name(e) && boilerplate_name(e));
+        }
+    }
     for &id in &order {
         if skip[id] {
             continue;
@@ -458,7 +477,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             )
             && (boilerplate_name(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
             && (f64::from(plain(id)) < BOILERPLATE_SHARE_MAX * body_plain
-                || (comments_name(e) && rest_is_prose(weight[body].para, weight[id].para)))
+                || (comments_name(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
         {
             mark_subtree(dom, id, &mut skip);
         }

@@ -504,6 +504,16 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
         md.contains("Reader sentence number 2") && md.contains("Reply"),
         "{md}"
     );
+    // Replies nested in the thread are judged with it, not against the
+    // replies before them.
+    let nested = format!(
+        "<body><h2>Which bike?</h2><ol class=comments><li><p>{}</p>\
+         <ol class=comments><li><p>{}</p></li></ol></li></ol></body>",
+        prose(8, "Reader"),
+        prose(4, "Reply"),
+    );
+    let md = markdown(&nested);
+    assert!(md.contains("Reply sentence number 3"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002
