@@ -14,9 +14,13 @@
 //!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
 //!    `<noscript>`, comments), and blocks whose class or id names
 //!    boilerplate (share bars, cookie banners, related links, comment
-//!    sections) unless they hold much of the page's text.
+//!    sections) unless they hold much of the page's text; a comment
+//!    section goes however long, when the page has prose of its own
+//!    outside it; on a page of prose, image captions and credit lines
+//!    (the image contributes its alternative text instead).
 //! 2. **Weights**: each element's characters of text outside links, inside
-//!    links, and in paragraphs of some length (prose).
+//!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
+//!    and long runs of text set straight in a block between `<br>`s.
 //! 3. **Root**: from `<body>` (or a `<main>` that holds half the text),
 //!    descend into the container child that holds most of the node's
 //!    weight (paragraph text on a page of prose; elsewhere text outside
@@ -27,8 +31,8 @@
 //!    paragraph; not on a listing, whose items are links. The heading that
 //!    repeats the document's title goes too (the title is returned apart).
 //!
-//! Measured with `tests/bench/extract.sh` (README): F1 0.947 on articles,
-//! 0.765 on mixed pages (anchors 0.963 and 0.763). The constants below were
+//! Measured with `tests/bench/extract.sh` (README): F1 0.966 on articles,
+//! 0.762 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
 use html5ever::{LocalName, local_name};
@@ -49,6 +53,23 @@ const DESCEND_SHARE: f64 = 0.7;
 /// Largest share of the page's text a block named as boilerplate may hold
 /// and still be dropped.
 const BOILERPLATE_SHARE_MAX: f64 = 0.3;
+
+/// Prose outside a block named as a comment section that makes the block
+/// the page's comments, not its content, however long the thread: a forum
+/// page's posts are its content, an article's readers' comments are not.
+const COMMENTS_REST_MIN: u32 = 400;
+
+/// The comment section may hold at most this many times the prose outside
+/// it.
+const COMMENTS_REST_RATIO: u32 = 4;
+
+/// Prose in `<p>` below which a page's text set straight in blocks counts
+/// as prose too.
+const BARE_PROSE_MAX: u32 = u32::MAX;
+
+/// Shortest run of text set straight in a block counted as prose: longer
+/// than a teaser's or a listed item's summary.
+const BARE_PARA_MIN: u32 = 400;
 
 /// Shortest paragraph counted as prose, in characters.
 const PARA_MIN: u32 = 80;
@@ -92,6 +113,7 @@ fn never_content(name: &LocalName) -> bool {
             | local_name!("meta")
             | local_name!("label")
             | local_name!("menu")
+            | local_name!("figcaption")
     )
 }
 
@@ -188,6 +210,54 @@ const BOILERPLATE: &[&str] = &[
     "-nav",
 ];
 
+/// Whether a class or id names a comment section (a subset of
+/// [`BOILERPLATE`] words, and the containers named after them).
+fn comments_name(e: &Element) -> bool {
+    [local_name!("class"), local_name!("id")].iter().any(|a| {
+        e.attr(a).is_some_and(|v| {
+            v.split_whitespace().any(|t| {
+                let t = t.to_ascii_lowercase();
+                t.starts_with("comments") || t.contains("disqus") || t.contains("commentlist")
+            })
+        })
+    })
+}
+
+/// Whether the prose before a comment section makes the page an article
+/// with comments rather than a thread.
+fn rest_is_prose(rest: u32, comments: u32) -> bool {
+    rest >= COMMENTS_REST_MIN && rest.saturating_mul(COMMENTS_REST_RATIO) >= comments
+}
+
+/// Whether a class names an image's caption or credit line: text about
+/// an image, which contributes its alternative text instead (a caption
+/// that wraps the image itself is kept for that text).
+fn caption_name(e: &Element) -> bool {
+    e.attr(&local_name!("class")).is_some_and(|v| {
+        v.split_whitespace().any(|t| {
+            let t = t.to_ascii_lowercase();
+            t.split(['-', '_']).any(|p| {
+                matches!(
+                    p,
+                    "caption" | "credit" | "credits" | "copyright" | "figcaption"
+                )
+            })
+        })
+    })
+}
+
+/// Whether an image is below a node.
+fn holds_image(dom: &Dom, id: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if is(dom, n, &local_name!("img")) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
+}
+
 /// Whether a class or id names boilerplate.
 fn boilerplate_name(e: &Element) -> bool {
     let mut names = String::new();
@@ -271,6 +341,53 @@ struct Weight {
     /// Text outside links in paragraphs (`<p>`, `<pre>`) of some length:
     /// prose.
     para: u32,
+    /// Text outside links set straight in this element or in its inline
+    /// descendants (not in a nested block).
+    own: u32,
+    /// Line breaks (`<br>`) among that text.
+    breaks: u32,
+}
+
+/// Blocks whose own text (outside nested blocks) counts as prose.
+fn bare_text_block(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("div")
+            | local_name!("section")
+            | local_name!("article")
+            | local_name!("main")
+            | local_name!("td")
+            | local_name!("blockquote")
+            | local_name!("center")
+            | local_name!("dd")
+    )
+}
+
+/// Elements that flow within a line of text.
+fn is_inline(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("a")
+            | local_name!("em")
+            | local_name!("strong")
+            | local_name!("b")
+            | local_name!("i")
+            | local_name!("u")
+            | local_name!("s")
+            | local_name!("span")
+            | local_name!("font")
+            | local_name!("cite")
+            | local_name!("small")
+            | local_name!("sup")
+            | local_name!("sub")
+            | local_name!("code")
+            | local_name!("abbr")
+            | local_name!("time")
+            | local_name!("mark")
+            | local_name!("q")
+            | local_name!("br")
+            | local_name!("img")
+    )
 }
 
 /// Finds the main content of a parsed document.
@@ -304,16 +421,46 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             child = dom.nodes[c].prev;
         }
     }
-    let weight = weights(dom, &order, &skip);
-    let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     let body = order
         .iter()
         .copied()
         .find(|&id| is(dom, id, &local_name!("body")))
         .unwrap_or(DOCUMENT);
+    // Text set straight in blocks counts as prose only on a page that
+    // hardly uses `<p>`: elsewhere such blocks are mostly teasers'
+    // summaries and listings' items.
+    let mut weight = weights(dom, &order, &skip, false);
+    let bare = weight[body].para < BARE_PROSE_MAX;
+    if bare {
+        weight = weights(dom, &order, &skip, true);
+    }
+    let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     // Blocks named as boilerplate go, unless they hold much of the page's
     // text: a layout wrapper named "has-sidebar" holds the content.
     let body_plain = f64::from(plain(body));
+    // Captions are dropped from prose only: in a gallery or a collection
+    // they are the items' text.
+    let page_prose = f64::from(weight[body].para) >= PROSE_SHARE * body_plain;
+    // Prose before each node in document order: an article's comments
+    // follow its text; on a thread, what precedes the replies is the
+    // question, and what prose there is elsewhere is sidebars.
+    let mut before = vec![0u32; n];
+    let mut nested = vec![false; n];
+    let mut running = 0u32;
+    for &id in &order {
+        before[id] = running;
+        let below = dom
+            .children(id)
+            .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
+        running = running.saturating_add(weight[id].para.saturating_sub(below));
+        // Replies nested in a thread are judged with the thread.
+        if let Some(p) = dom.nodes[id].parent {
+            nested[id] = nested[p]
+                || dom
+                    .element(p)
+                    .is_some_and(|e| comments_name(e) && boilerplate_name(e));
+        }
+    }
     for &id in &order {
         if skip[id] {
             continue;
@@ -328,13 +475,14 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
                         | &local_name!("article")
                 )
             )
-            && f64::from(plain(id)) < BOILERPLATE_SHARE_MAX * body_plain
-            && boilerplate_name(e)
+            && (boilerplate_name(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
+            && (f64::from(plain(id)) < BOILERPLATE_SHARE_MAX * body_plain
+                || (comments_name(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
         {
             mark_subtree(dom, id, &mut skip);
         }
     }
-    let weight = weights(dom, &order, &skip);
+    let weight = weights(dom, &order, &skip, bare);
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     let mut root = body;
     // A <main> (or role=main) holding most of the text is the root outright.
@@ -429,7 +577,7 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
 
 /// Text and link characters below each node, skipped nodes left out
 /// (`order` is pre-order; walked backwards, children come before parents).
-fn weights(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Vec<Weight> {
+fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: bool) -> Vec<Weight> {
     // Pre-order: whether a node is inside a link.
     let mut in_link = vec![false; dom.nodes.len()];
     for &id in order {
@@ -454,15 +602,34 @@ fn weights(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Vec<Weight> {
                 weight[id].link = chars;
             }
         }
+        if let Data::Text(_) = &dom.nodes[id].data {
+            weight[id].own = weight[id].text - weight[id].link;
+        }
+        if is(dom, id, &local_name!("br")) {
+            weight[id].breaks = 1;
+        }
+        let name = dom.element(id).and_then(Element::html_name);
         if is(dom, id, &local_name!("p")) || is(dom, id, &local_name!("pre")) {
             let plain = weight[id].text.saturating_sub(weight[id].link);
             weight[id].para = if plain >= PARA_MIN { plain } else { 0 };
+        } else if bare
+            && name.is_some_and(bare_text_block)
+            && weight[id].own >= BARE_PARA_MIN
+            && weight[id].breaks >= 2
+        {
+            // Text set straight in a block (paragraphs as `<div>`s, or
+            // runs between `<br>`s) is prose as much as a `<p>` is.
+            weight[id].para = weight[id].para.saturating_add(weight[id].own);
         }
         if let Some(p) = dom.nodes[id].parent {
             let w = weight[id];
             weight[p].text = weight[p].text.saturating_add(w.text);
             weight[p].link = weight[p].link.saturating_add(w.link);
             weight[p].para = weight[p].para.saturating_add(w.para);
+            if name.is_none_or(is_inline) {
+                weight[p].own = weight[p].own.saturating_add(w.own);
+                weight[p].breaks = weight[p].breaks.saturating_add(w.breaks);
+            }
         }
     }
     weight

@@ -469,3 +469,87 @@ fn script_revealed_content_is_read_when_nothing_else_is() {
         "{md}"
     );
 }
+
+fn prose(n: usize, word: &str) -> String {
+    (0..n)
+        .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
+    let article = format!(
+        "<body><div class=article><p>{}</p><p>{}</p></div>\
+         <div id=comments><div class=comment><p>{}</p></div><div class=comment><p>{}</p></div></div></body>",
+        prose(5, "Story"),
+        prose(5, "Story"),
+        prose(8, "Reader"),
+        prose(8, "Reader"),
+    );
+    let md = markdown(&article);
+    assert!(md.contains("Story sentence number 4"), "{md}");
+    assert!(!md.contains("Reader"), "{md}");
+    // A thread with no prose of its own outside the comments: they are
+    // the content.
+    let thread = format!(
+        "<body><h2>Which bike?</h2><div id=comments><div class=comment><p>{}</p></div>\
+         <div class=comment><p>{}</p></div></div></body>",
+        prose(3, "Reader"),
+        prose(3, "Reply"),
+    );
+    let md = markdown(&thread);
+    assert!(
+        md.contains("Reader sentence number 2") && md.contains("Reply"),
+        "{md}"
+    );
+    // Replies nested in the thread are judged with it, not against the
+    // replies before them.
+    let nested = format!(
+        "<body><h2>Which bike?</h2><ol class=comments><li><p>{}</p>\
+         <ol class=comments><li><p>{}</p></li></ol></li></ol></body>",
+        prose(8, "Reader"),
+        prose(4, "Reply"),
+    );
+    let md = markdown(&nested);
+    assert!(md.contains("Reply sentence number 3"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn text_set_between_line_breaks_is_prose() {
+    // The article's paragraphs are runs between <br>s in one block; the
+    // sidebar of teasers has real <p>s, but less text.
+    let page = format!(
+        "<body><div class=wrap><div class=body>{}<br><br>{}<br><br>{}</div></div>\
+         <div class=more><p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Story"),
+        prose(4, "Story"),
+        prose(2, "Teaser"),
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Story sentence number 3"), "{md}");
+    assert!(!md.contains("Teaser"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn captions_give_way_to_the_image_s_alternative_text() {
+    let page = format!(
+        "<body><p>{}</p><figure><img src=a.jpg alt=\"Flooded bridge\">\
+         <figcaption>The old bridge on Monday. Photo: Agency</figcaption></figure>\
+         <div class=image-credit>Photo: Agency</div><p>{}</p></body>",
+        prose(3, "Story"),
+        prose(3, "More"),
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Flooded bridge"), "{md}");
+    assert!(!md.contains("Photo: Agency"), "{md}");
+    assert!(md.contains("More sentence number 2"), "{md}");
+    // Off prose (a gallery), captions are the items' text and stay.
+    let gallery = "<body><div class=photo-caption>Harbour at dawn</div>\
+        <div class=photo-caption>Market at noon</div></body>";
+    assert!(markdown(gallery).contains("Market at noon"));
+}
