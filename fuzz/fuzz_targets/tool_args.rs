@@ -1,0 +1,87 @@
+//! Tool argument validation (REQ-SEC-023): arbitrary JSON as the arguments
+//! of `web_search`, `web_fetch` and `engine_status`, under the default
+//! configuration. Invariants: anything but an object is not tried (the MCP
+//! layer refuses it); a valid `web_search` call has a trimmed query of 1
+//! to `query_max_chars` characters, `max_results` within the ceiling and a
+//! configured language; a valid `web_fetch` call has a URL within LIM-F9
+//! and `max_chars` within its floor and ceiling; a refusal is
+//! `invalid_request` (or `unavailable` when no engine serves), its message
+//! short static ASCII that echoes no string of the arguments; validation is
+//! deterministic.
+#![no_main]
+
+use std::sync::LazyLock;
+
+use libfuzzer_sys::fuzz_target;
+use rypsok_core::fuzzing::{fetch_args, search_args, status_args};
+use rypsok_core::{Config, ErrorKind, ToolError};
+use rypsok_proto::limits::{ERROR_MESSAGE_MAX_CHARS, FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
+use serde_json::{Map, Value};
+
+static CONFIG: LazyLock<Config> = LazyLock::new(Config::defaults);
+
+fn strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push(k.clone());
+                strings(v, out);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+fn check_error(e: &ToolError, args: &Map<String, Value>) {
+    assert!(
+        matches!(e.kind, ErrorKind::InvalidRequest | ErrorKind::Unavailable),
+        "{:?}",
+        e.kind
+    );
+    assert!(e.message.chars().count() <= ERROR_MESSAGE_MAX_CHARS);
+    assert!(e.message.is_ascii(), "{:?}", e.message);
+    let detail = serde_json::to_string(&e.detail).unwrap_or_default();
+    let mut given = Vec::new();
+    strings(&Value::Object(args.clone()), &mut given);
+    for s in given
+        .iter()
+        .filter(|s| s.chars().count() >= 16 || !s.is_ascii())
+    {
+        assert!(!e.message.contains(s.as_str()), "{s:?} in {:?}", e.message);
+        assert!(!detail.contains(s.as_str()), "{s:?} in {detail}");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(Value::Object(args)) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let config = &*CONFIG;
+
+    match search_args(config, &args) {
+        Ok(call) => {
+            assert_eq!(call.query, call.query.trim());
+            let n = call.query.chars().count();
+            assert!(n >= 1 && n <= config.search.query_max_chars);
+            assert!(call.max_results >= 1 && call.max_results <= config.search.max_results_ceiling);
+            assert!(config.search.languages.contains(&call.language));
+            assert_eq!(search_args(config, &args).ok(), Some(call));
+        }
+        Err(e) => check_error(&e, &args),
+    }
+    match fetch_args(config, &args) {
+        Ok((url, max_chars, start_char)) => {
+            assert!(url.chars().count() <= URL_MAX_CHARS);
+            assert!(max_chars >= FETCH_MAX_CHARS_FLOOR as usize);
+            assert!(max_chars as u64 <= u64::from(config.fetch.max_chars_ceiling));
+            assert!(start_char as u64 <= config.fetch.max_bytes);
+        }
+        Err(e) => check_error(&e, &args),
+    }
+    match status_args(&args) {
+        Ok(()) => assert!(args.is_empty()),
+        Err(e) => check_error(&e, &args),
+    }
+});
