@@ -47,3 +47,30 @@ pub fn headers(head: &[u8]) -> Vec<Header> {
         })
         .collect()
 }
+
+/// Characters no static message of rypsok uses. A message made of static
+/// text and numbers has none, so no input string holding one (a non-ASCII
+/// letter, a control, `@`, `%`…) can have been echoed into it (braces
+/// and brackets are left out: messages name `{lang}` and `[egress]`). (Searching
+/// the message for each input string instead would teach the fuzzer the
+/// messages through its comparison hooks, and it would then echo them.)
+pub fn foreign(c: char) -> bool {
+    !c.is_ascii() || c.is_ascii_control() || "#$%&*<>?@\\^|~`".contains(c)
+}
+
+/// Asserts that `message` is static text and numbers within the bound.
+pub fn assert_static(message: &str) {
+    assert!(!message.chars().any(foreign), "{message:?}");
+    assert!(
+        message.chars().count() <= rypsok_proto::limits::ERROR_MESSAGE_MAX_CHARS,
+        "{message:?}"
+    );
+}
+
+/// The credentials the secret check finds in `text`, as written.
+pub fn credentials(text: &str) -> Vec<String> {
+    rypsok_core::secret::find(text)
+        .into_iter()
+        .map(|f| text.chars().skip(f.position).take(f.len).collect())
+        .collect()
+}

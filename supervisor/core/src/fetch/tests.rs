@@ -878,6 +878,22 @@ async fn a_credential_shaped_url_is_refused_with_kind_and_position() {
     assert!(warn.fetch(json!({ "url": url })).await.is_ok());
 }
 
+// Verifies: REQ-PRIV-002, REQ-SEC-023 (found by the url_policy fuzz target:
+// a tab or a line break inside a credential hid it from the check, and the
+// URL parser removes them, so the request would have carried it whole)
+#[tokio::test(start_paused = true)]
+async fn a_credential_split_by_a_tab_or_line_break_is_refused() {
+    let site = Site::new("");
+    for split in ["\t", "\n", "\r\n"] {
+        let url = format!("https://example.org/?t=ghp_iEFBGC7iF6FWFGWpywl{split}Q5K91obSu2e3jOjNm");
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "denied:secret_in_url", "{url:?}");
+        assert_eq!(e["detail"]["kind"], "github_token");
+        assert_eq!(e["detail"]["position"], 23);
+    }
+    assert!(site.net.seen().is_empty());
+}
+
 // Verifies: REQ-SEC-003 (instruction-like content is noticed, not dropped)
 #[tokio::test(start_paused = true)]
 async fn instruction_like_content_is_noticed() {
