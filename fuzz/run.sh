@@ -45,6 +45,6 @@ for target in "${targets[@]}"; do
         exit 1
     fi
     # The coverage reached (cov:, ft:) and the speed, for the record.
-    grep -E '^#[0-9]+ +DONE|^stat::(average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+    grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
     rm -f "$log"
 done

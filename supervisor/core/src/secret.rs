@@ -210,7 +210,14 @@ pub fn mask(text: &str, findings: &[Finding]) -> String {
         }
         out.push(c);
     }
-    out
+    // A mask can end a token that the text after it continued (a token run
+    // into a key block): what the masked text still shows is masked too.
+    let again = find(&out);
+    if again.is_empty() {
+        out
+    } else {
+        mask(&out, &again)
+    }
 }
 
 /// The text as the check reads it: invisible characters dropped,
