@@ -1057,7 +1057,8 @@ mod properties {
                     prop_assert!(out.get("next_start_char").is_none());
                     break;
                 }
-                let next = out["next_start_char"].as_u64().expect("a next window") as usize;
+                let next = out["next_start_char"].as_u64().and_then(|n| usize::try_from(n).ok());
+                let next = next.expect("a next window");
                 prop_assert_eq!(next, start_char + window.chars().count());
                 start_char = next;
             }
