@@ -9,6 +9,8 @@
 #![forbid(unsafe_code)]
 
 mod engine;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod page;
 pub mod robots;
 

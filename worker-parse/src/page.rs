@@ -6,8 +6,8 @@
 //! HTML parse (`dom`), main-content extraction (`extract`) and our own
 //! Markdown rendering (`markdown`).
 
-mod charset;
-mod dom;
+pub(crate) mod charset;
+pub(crate) mod dom;
 mod extract;
 mod markdown;
 mod sniff;

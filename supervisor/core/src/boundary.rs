@@ -64,8 +64,13 @@ pub(crate) fn clean_markup_text(raw: &str, max_chars: usize) -> Cleaned {
 pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
     let (visible, mut removed) = remove_invisible(text);
     let visible: Vec<char> = visible.into_iter().nfc().collect();
-    let (joined, dropped_joiners) = settle_joiners(&visible);
+    let (mut joined, dropped_joiners) = settle_joiners(&visible);
     removed += dropped_joiners;
+    if dropped_joiners > 0 {
+        // A joiner blocks composition: once dropped, a letter and its
+        // accent it stood between compose (cleaning stays idempotent).
+        joined = joined.into_iter().nfc().collect();
+    }
     let collapsed = collapse_whitespace(&joined);
     let (text, truncated) = bound(collapsed, max_chars);
     Cleaned {
@@ -125,7 +130,12 @@ pub(crate) fn clean_document_text(text: &str) -> Cleaned {
         let chars: Vec<char> = kept.chars().collect();
         let (joined, dropped_joiners) = settle_joiners(&chars);
         removed += dropped_joiners;
-        kept = joined.into_iter().collect();
+        kept = if dropped_joiners > 0 {
+            // As in `clean_decoded_text`: compose what the joiner kept apart.
+            joined.into_iter().nfc().collect()
+        } else {
+            joined.into_iter().collect()
+        };
     }
     Cleaned {
         text: kept,

@@ -8,7 +8,7 @@
 //! `Retry-After`, `Content-Type` passed on untouched); every body goes to
 //! worker-parse.
 
-mod policy;
+pub(crate) mod policy;
 mod robots;
 #[cfg(test)]
 mod tests;
@@ -450,7 +450,7 @@ fn redirect_location(response: &ExchangeResponse) -> Option<&str> {
 
 /// A Retry-After in seconds, up to [`RETRY_AFTER_MAX_S`], in milliseconds.
 /// An HTTP date or a larger number is not carried.
-fn retry_after_ms(headers: &[Header]) -> Option<u64> {
+pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
     let value = header(headers, "retry-after")?.trim();
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
         return None;

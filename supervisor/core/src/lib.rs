@@ -17,6 +17,8 @@ pub mod config;
 mod engine;
 pub mod error;
 mod fetch;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod health;
 pub mod instruction;
 pub mod limits;

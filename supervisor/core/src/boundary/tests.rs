@@ -320,3 +320,43 @@ fn normalises_to_composed_form() {
     assert_eq!(split.text, "\u{e9}");
     assert_eq!(clean_decoded_text(&split.text, 150).text, split.text);
 }
+
+#[test]
+fn a_dropped_joiner_between_a_letter_and_its_accent_leaves_composed_text() {
+    // Verifies: REQ-CTX-004, REQ-SEC-023 (found by the boundary_clean fuzz
+    // target: a ZWJ that joins nothing blocked composition, and dropping it
+    // after NFC left "e" + U+0301, which a second cleaning composed)
+    for input in [
+        "e\u{200D}\u{301}",
+        "e\u{200C}\u{301} x",
+        "a\u{200D}\u{308}\u{200D}",
+    ] {
+        let once = clean_decoded_text(input, 150);
+        assert_eq!(
+            once.text.chars().next(),
+            input.chars().next().map(|c| match c {
+                'e' => '\u{e9}',
+                _ => '\u{e4}',
+            })
+        );
+        assert_eq!(
+            clean_decoded_text(&once.text, 150),
+            Cleaned {
+                text: once.text.clone(),
+                truncated: false,
+                removed: 0
+            },
+            "{input:?}"
+        );
+        let document = super::clean_document_text(input);
+        assert_eq!(
+            document.text.chars().next(),
+            once.text.chars().next(),
+            "{input:?}"
+        );
+        assert_eq!(
+            super::clean_document_text(&document.text).text,
+            document.text
+        );
+    }
+}

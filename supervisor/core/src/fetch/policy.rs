@@ -196,9 +196,19 @@ fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
     if mode == SecretDetection::Off {
         return Ok(());
     }
-    let Some(finding) = crate::secret::find(text).into_iter().next() else {
+    // The URL parser removes ASCII tabs and line breaks wherever they are
+    // (WHATWG), so a credential split by one would be sent whole: read the
+    // text as the parser will, and report the position in the caller's.
+    let kept: Vec<(usize, char)> = text
+        .chars()
+        .enumerate()
+        .filter(|&(_, c)| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let read: String = kept.iter().map(|&(_, c)| c).collect();
+    let Some(finding) = crate::secret::find(&read).into_iter().next() else {
         return Ok(());
     };
+    let position = kept.get(finding.position).map_or(0, |&(i, _)| i);
     match mode {
         SecretDetection::Warn => {
             tracing::warn!(
@@ -213,7 +223,7 @@ fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
             Err(ToolError::denied_secret(
                 DeniedReason::SecretInUrl,
                 finding.kind.as_str(),
-                finding.position as u64,
+                position as u64,
             ))
         }
     }

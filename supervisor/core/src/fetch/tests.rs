@@ -926,7 +926,7 @@ async fn the_robots_cache_keeps_at_most_its_bound_of_origins() {
 #[tokio::test(start_paused = true)]
 async fn a_credential_shaped_url_is_refused_with_kind_and_position() {
     let site = Site::new("");
-    let url = "https://example.org/?t=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";
+    let url = format!("https://example.org/?t={}", github_token());
     let e = site.fetch(json!({ "url": url })).await.unwrap_err();
     assert_eq!(reason(&e), "denied:secret_in_url");
     assert_eq!(e["detail"]["kind"], "github_token");
@@ -940,7 +940,7 @@ async fn a_credential_shaped_url_is_refused_with_kind_and_position() {
 // Verifies: REQ-PRIV-004, REQ-PRIV-002 (warn mode: a host carrying a credential-shaped text is kept out of the log)
 #[tokio::test(start_paused = true)]
 async fn a_host_carrying_a_secret_is_not_logged_in_warn_mode() {
-    let token = "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";
+    let token = github_token();
     let in_host = format!("https://{token}.example.org/page");
     let in_query = format!("https://example.org/?t={token}");
     let warn = load_str("[privacy]\nsecret_detection = \"warn\"\n").unwrap();
@@ -962,6 +962,27 @@ async fn a_host_carrying_a_secret_is_not_logged_in_warn_mode() {
         &[(&name, PUBLIC)],
     );
     assert!(site.fetch(json!({ "url": in_host })).await.is_ok());
+}
+
+// Verifies: REQ-PRIV-002, REQ-SEC-023 (found by the url_policy fuzz target:
+// a tab or a line break inside a credential hid it from the check, and the
+// URL parser removes them, so the request would have carried it whole)
+#[tokio::test(start_paused = true)]
+async fn a_credential_split_by_a_tab_or_line_break_is_refused() {
+    let site = Site::new("");
+    for split in ["\t", "\n", "\r\n"] {
+        let token = github_token();
+        let url = format!(
+            "https://example.org/?t={}{split}{}",
+            &token[..23],
+            &token[23..]
+        );
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "denied:secret_in_url", "{url:?}");
+        assert_eq!(e["detail"]["kind"], "github_token");
+        assert_eq!(e["detail"]["position"], 23);
+    }
+    assert!(site.net.seen().is_empty());
 }
 
 // Verifies: REQ-SEC-003 (instruction-like content is noticed, not dropped)
@@ -1106,4 +1127,160 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
     assert_eq!(e.detail["reason"], json!("busy"));
     assert!(call("b", "https://example.org/x").await.is_ok());
     assert!(first.await.unwrap().is_ok());
+}
+
+/// Property tests (REQ-TEST-013): bounded case counts keep the run short.
+mod properties {
+    use std::net::Ipv4Addr;
+
+    use proptest::prelude::*;
+    use rypsok_proto::egress::classify;
+    use serde_json::json;
+
+    use super::super::policy::{ReturnedUrls, Strict, check};
+    use super::super::respond;
+    use crate::boundary::clean_document_text;
+    use crate::config::Config;
+    use crate::validate::FetchArgs;
+
+    /// Characters that stress the cleaner and the windows: line ends in
+    /// every form, joiners, invisible and combining characters, non-BMP.
+    fn document_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            4 => proptest::char::range('a', 'z'),
+            1 => Just(' '),
+            1 => Just('\n'),
+            1 => Just('\r'),
+            1 => Just('\t'),
+            1 => Just('\u{200B}'),
+            1 => Just('\u{200D}'),
+            1 => Just('\u{0301}'),
+            1 => Just('\u{1F980}'),
+            1 => Just('\u{0915}'),
+            1 => any::<char>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        // Verifies: REQ-FETCH-005, REQ-TEST-013 (reading window by window gives exactly the whole content)
+        #[test]
+        fn windows_concatenate_to_the_whole_content(
+            chars in proptest::collection::vec(document_char(), 1..300),
+            max_chars in 1usize..64,
+        ) {
+            let markdown: String = chars.into_iter().collect();
+            let whole = clean_document_text(&markdown).text;
+            prop_assume!(!whole.trim().is_empty());
+            let mut read = String::new();
+            let mut start_char = 0;
+            loop {
+                let args = FetchArgs { url: "https://example.org/".into(), max_chars, start_char };
+                let out = respond("https://example.org/".into(), None, &markdown, false, &args)
+                    .expect("a window within the content");
+                let window = out["content"].as_str().expect("content is text");
+                prop_assert!(window.chars().count() <= max_chars);
+                prop_assert!(!window.is_empty());
+                read.push_str(window);
+                if out["truncated"] == json!(false) {
+                    prop_assert!(out.get("next_start_char").is_none());
+                    break;
+                }
+                let next = out["next_start_char"].as_u64().and_then(|n| usize::try_from(n).ok());
+                let next = next.expect("a next window");
+                prop_assert_eq!(next, start_char + window.chars().count());
+                start_char = next;
+            }
+            prop_assert_eq!(read, whole);
+        }
+    }
+
+    /// Spellings of one IPv4 address as a URL host that the WHATWG parser
+    /// reads as that address, and IPv6 forms that carry it.
+    fn spellings(v4: Ipv4Addr) -> Vec<String> {
+        let [a, b, c, d] = v4.octets();
+        let n = u32::from(v4);
+        let (hi, lo) = (n >> 16, n & 0xffff);
+        let dotted = format!("{a}.{b}.{c}.{d}");
+        let percent: String = dotted.bytes().map(|x| format!("%{x:02X}")).collect();
+        let fullwidth: String = dotted
+            .chars()
+            .map(|ch| match ch {
+                '.' => '\u{FF0E}',
+                digit => char::from_u32(0xFF10 + digit.to_digit(10).unwrap_or(0)).unwrap_or(digit),
+            })
+            .collect();
+        vec![
+            dotted.clone(),
+            format!("{dotted}."),
+            n.to_string(),
+            format!("0x{n:x}"),
+            format!("0X{n:08X}"),
+            format!("0{a:o}.0{b:o}.0{c:o}.0{d:o}"),
+            format!("0x{a:x}.0x{b:x}.0x{c:x}.0x{d:x}"),
+            format!("{a}.{b}.{}", u32::from(c) * 256 + u32::from(d)),
+            format!("{a}.{}", n & 0x00ff_ffff),
+            percent,
+            fullwidth,
+            format!("[::ffff:{dotted}]"),
+            format!("[::FFFF:{hi:X}:{lo:X}]"),
+            format!("[0:0:0:0:0:ffff:{hi:04x}:{lo:04x}]"),
+        ]
+    }
+
+    /// An address in a refused IPv4 range, chosen by the strategy.
+    fn refused_v4() -> impl Strategy<Value = Ipv4Addr> {
+        let nets: [(u32, u32); 10] = [
+            (0x7f00_0000, 8),  // loopback
+            (0x0a00_0000, 8),  // private
+            (0xac10_0000, 12), // private
+            (0xc0a8_0000, 16), // private
+            (0xa9fe_0000, 16), // link-local (cloud metadata)
+            (0x6440_0000, 10), // shared address space
+            (0x0000_0000, 8),  // this network
+            (0xe000_0000, 4),  // multicast
+            (0xf000_0000, 4),  // reserved, broadcast
+            (0xc000_0200, 24), // documentation
+        ];
+        (0..nets.len(), any::<u32>()).prop_map(move |(i, bits)| {
+            let (net, prefix) = nets[i];
+            Ipv4Addr::from(net | (bits >> prefix))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        // Verifies: REQ-SEC-006, REQ-SEC-007, REQ-TEST-013 (a refused address stays refused in every spelling)
+        #[test]
+        fn a_refused_address_stays_refused_in_every_spelling(
+            v4 in refused_v4(),
+            scheme in prop_oneof![Just("https"), Just("http"), Just("HTTPS")],
+            port in prop_oneof![Just(""), Just(":443"), Just(":80")],
+        ) {
+            prop_assert!(!classify(std::net::IpAddr::V4(v4)).is_global());
+            let config = Config::defaults();
+            let [a, b, c, d] = v4.octets();
+            let (hi, lo) = (u16::from_be_bytes([a, b]), u16::from_be_bytes([c, d]));
+            let mut hosts = spellings(v4);
+            // Embeddings that would reach it through a translator or a tunnel.
+            hosts.push(format!("[64:ff9b::{v4}]"));
+            hosts.push(format!("[2002:{hi:x}:{lo:x}::1]"));
+            hosts.push(format!("[2001:0:{hi:x}:{lo:x}::1]"));
+            for host in hosts {
+                let url = format!("{scheme}://{host}{port}/path");
+                match check(&url, &config, &ReturnedUrls::default(), Strict::Check) {
+                    Ok(t) => prop_assert!(false, "{} admitted as {}", url, t.url),
+                    Err(e) => prop_assert_eq!(&e.detail["reason"], &json!("egress"), "{}", url),
+                }
+            }
+        }
+    }
+}
+
+/// A checksum-valid GitHub token built at run time, so that none is written
+/// in the repository.
+fn github_token() -> String {
+    crate::secret::test_token("ghp_", "iEFBGC7iF6FWFGWpywlQ5K91obSu2e")
 }

@@ -574,3 +574,81 @@ async fn merges_http_and_https_and_shows_https() {
     assert_eq!(results[0]["url"], json!("https://www.example.org/page/"));
     assert_eq!(results[0]["title"], json!("One"));
 }
+
+/// Property test (REQ-TEST-013): bounded case count keeps the run short.
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Titles from a small pool, so that engines overlap: Wikipedia builds
+    /// its URL from the title, and Brave is given the same URL in another
+    /// spelling (http, a `www.`, a trailing slash, a tracking parameter).
+    const TITLES: [&str; 6] = [
+        "Rust",
+        "Cargo",
+        "Ferris",
+        "Borrow_checker",
+        "Tokio",
+        "Serde",
+    ];
+
+    fn brave_url(title: &str, spelling: u8) -> String {
+        let base = format!("en.wikipedia.org/wiki/{title}");
+        match spelling % 5 {
+            0 => format!("https://{base}"),
+            1 => format!("http://{base}"),
+            2 => format!("https://www.{base}"),
+            3 => format!("https://{base}/"),
+            _ => format!("https://{base}?utm_source=x"),
+        }
+    }
+
+    fn leak(value: Value) -> &'static [u8] {
+        // Test-only: the stand-in's bodies are 'static; a few cases leak a
+        // few KiB.
+        Box::leak(value.to_string().into_bytes().into_boxed_slice())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        // Verifies: REQ-ARCH-004, REQ-RANK-006, REQ-TEST-013, I8 (identical engine answers give identical output in any arrival order)
+        #[test]
+        fn identical_answers_give_identical_output_in_any_arrival_order(
+            wiki in proptest::collection::vec((0..TITLES.len(), "[a-z ]{0,12}"), 0..8),
+            brave in proptest::collection::vec((0..TITLES.len(), any::<u8>(), "[a-z ]{0,12}"), 0..8),
+            delays in (0u64..250, 0u64..250),
+            max_results in 1u64..=20,
+        ) {
+            prop_assume!(!wiki.is_empty() || !brave.is_empty());
+            let wiki_body = leak(json!({"query": {"searchinfo": {"totalhits": wiki.len()},
+                "search": wiki.iter().map(|(t, s)| json!({
+                    "ns": 0, "title": TITLES[*t], "snippet": s,
+                    "timestamp": "2021-06-10T14:32:21Z"})).collect::<Vec<_>>()}}));
+            let brave_body = leak(json!({"type": "search", "web": {"type": "search",
+                "results": brave.iter().map(|(t, u, s)| json!({
+                    "title": TITLES[*t], "url": brave_url(TITLES[*t], *u),
+                    "description": s})).collect::<Vec<_>>()}}));
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .start_paused(true)
+                .build()
+                .expect("a test runtime");
+            let query = args(json!({"query": "rust", "max_results": max_results}));
+            let run = |wiki_ms: u64, brave_ms: u64| {
+                let (services, _) = services(&[
+                    ("wikipedia.test", Behaviour::Answer(ms(wiki_ms), wiki_body)),
+                    ("brave.test", Behaviour::Answer(ms(brave_ms), brave_body)),
+                ]);
+                runtime.block_on(services.web_search(&query)).map(|v| v.to_string())
+                    .map_err(|e| e.message)
+            };
+            let (a, b) = delays;
+            let first = run(a, b);
+            prop_assert!(first.is_ok(), "{:?}", first);
+            prop_assert_eq!(&first, &run(b, a));
+            prop_assert_eq!(&first, &run(a.max(b), a.max(b)));
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Shared input shapes for the targets that take an HTTP answer.
+// Each target includes this module and uses only part of it.
+#![allow(dead_code)]
+
+use rypsok_proto::Header;
+
+/// Statuses an answer target picks from by its first byte: success twice as
+/// likely, then the ones the parsers read specially.
+const STATUSES: [u16; 8] = [200, 200, 200, 429, 403, 422, 401, 503];
+
+/// An HTTP answer from fuzz bytes: the first byte picks a status, lines up
+/// to an empty line are `name: value` headers, the rest is the body.
+pub struct Answer<'a> {
+    pub status: u16,
+    pub headers: Vec<Header>,
+    pub body: &'a [u8],
+}
+
+pub fn answer(data: &[u8]) -> Answer<'_> {
+    let Some((&first, rest)) = data.split_first() else {
+        return Answer {
+            status: 200,
+            headers: Vec::new(),
+            body: data,
+        };
+    };
+    let status = STATUSES[usize::from(first) % STATUSES.len()];
+    let (head, body) = match rest.windows(2).position(|w| w == b"\n\n") {
+        Some(i) => (&rest[..i], &rest[i + 2..]),
+        None => (&rest[..0], rest),
+    };
+    Answer {
+        status,
+        headers: headers(head),
+        body,
+    }
+}
+
+/// `name: value` lines; a line without a colon is skipped.
+pub fn headers(head: &[u8]) -> Vec<Header> {
+    String::from_utf8_lossy(head)
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| Header {
+            name: name.trim().to_ascii_lowercase(),
+            value: value.trim_start().to_owned(),
+        })
+        .collect()
+}
+
+/// Characters no static message of rypsok uses. A message made of static
+/// text and numbers has none, so no input string holding one (a non-ASCII
+/// letter, a control, `@`, `%`…) can have been echoed into it (braces
+/// brackets and `*` are left out: messages name `{lang}`, `[egress]`
+/// and the port `*`). (Searching
+/// the message for each input string instead would teach the fuzzer the
+/// messages through its comparison hooks, and it would then echo them.)
+pub fn foreign(c: char) -> bool {
+    !c.is_ascii() || c.is_ascii_control() || "#$%&<>?@\\^|~`".contains(c)
+}
+
+/// Asserts that `message` is static text and numbers within the bound.
+pub fn assert_static(message: &str) {
+    assert!(!message.chars().any(foreign), "{message:?}");
+    assert!(
+        message.chars().count() <= rypsok_proto::limits::ERROR_MESSAGE_MAX_CHARS,
+        "{message:?}"
+    );
+}
+
+/// The credentials the secret check finds in `text`, as written.
+pub fn credentials(text: &str) -> Vec<String> {
+    rypsok_core::secret::find(text)
+        .into_iter()
+        .map(|f| text.chars().skip(f.position).take(f.len).collect())
+        .collect()
+}

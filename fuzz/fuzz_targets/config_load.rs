@@ -1,0 +1,42 @@
+//! The configuration loader (REQ-SEC-023, REQ-CFG-*): arbitrary text as a
+//! configuration file gives a configuration or a non-empty list of
+//! problems, deterministically. A problem's message is static text and
+//! numbers (no character a value from the file could bring), and no
+//! credential the secret check finds in the file appears in a problem's
+//! message or path. A configuration that loads has the
+//! bounds its schema promises.
+#![no_main]
+
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+use rypsok_core::fuzzing::load_config;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match load_config(text) {
+        Ok(config) => {
+            assert!(load_config(text).is_ok());
+            assert!(config.search.max_results >= 1);
+            assert!(config.search.max_results <= config.search.max_results_ceiling);
+            assert!(config.search.query_max_chars >= 1);
+            assert!(!config.search.languages.is_empty());
+            assert!(config.fetch.max_chars <= config.fetch.max_chars_ceiling);
+        }
+        Err(problems) => {
+            assert!(!problems.is_empty());
+            let again = load_config(text).err().unwrap_or_default();
+            assert_eq!(problems, again);
+            let secrets = common::credentials(text);
+            for p in &problems {
+                common::assert_static(&p.message);
+                for secret in &secrets {
+                    assert!(!p.message.contains(secret.as_str()), "{p:?}");
+                    assert!(!p.path.contains(secret.as_str()), "{p:?}");
+                }
+            }
+        }
+    }
+});

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/
+# from the project's own fixtures and test tables (engine answers, pages,
+# the URL, secret and instruction tables, the configuration fixtures), plus
+# a few hand-written seeds where the project has no fixture. Idempotent:
+# seeds are named by content, and a corpus the fuzzer grew is kept.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=..
+parse=$root/worker-parse/testdata
+core=$root/supervisor/core/testdata
+corpus=corpus
+
+seed() { # seed TARGET < bytes
+    mkdir -p "$corpus/$1"
+    local tmp
+    tmp=$(mktemp)
+    cat >"$tmp"
+    mv "$tmp" "$corpus/$1/seed-$(sha1sum "$tmp" | cut -c1-16)"
+}
+
+# Engine answers: a status byte (0: 200, 3: 429, 4: 403; see
+# fuzz_targets/common), headers, an empty line, the body.
+for f in "$parse"/wikipedia/*.json; do
+    { printf '\0content-type: application/json\n\n'; cat "$f"; } | seed wikipedia_answer
+done
+{ printf '\4'; grep ':' "$parse/wikipedia/wikimedia_403_user_agent_policy.headers.txt"; printf '\n'
+  cat "$parse/wikipedia/wikimedia_403_user_agent_policy.txt"; } | seed wikipedia_answer
+printf '\3retry-after: 120\n\n' | seed wikipedia_answer
+for f in "$parse"/brave/*.json; do
+    { printf '\0content-type: application/json\n\n'; cat "$f"; } | seed brave_answer
+    { printf '\3x-ratelimit-limit: 1, 2000\nx-ratelimit-remaining: 0, 1999\nx-ratelimit-reset: 1, 2419200\n\n'
+      cat "$f"; } | seed brave_answer
+done
+
+# Pages: as HTML, and for the charset target behind a Content-Type line.
+for f in "$parse"/pages/*.html; do
+    seed html_extract <"$f"
+    { printf 'text/html; charset=utf-8\n'; head -c 8192 "$f"; } | seed charset_decode
+done
+printf 'text/plain; charset=windows-1252\nna\xefve caf\xe9\n' | seed charset_decode
+printf 'text/plain; charset=shift_jis\n\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\n' | seed charset_decode
+printf '\n\xef\xbb\xbfBOM then UTF-8 \xc3\xa9\n' | seed charset_decode
+printf 'text/html\n<meta charset="koi8-r"><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>\n' | seed charset_decode
+printf '\n\xff\xfeU\0T\0F\0-\0001\0006\0' | seed charset_decode
+
+# URLs: the first column of the SSRF and URL-policy table.
+grep -v '^#' "$core/fetch/ssrf-urls.tsv" | cut -f1 | while IFS= read -r url; do
+    [ -n "$url" ] && printf '%s' "$url" | seed url_policy
+done
+
+# Secrets: the table's strings are base64 of the original text.
+grep -v '^#' "$core/secret/secrets.tsv" | tail -n +2 | cut -f2 | while IFS= read -r b64; do
+    [ -n "$b64" ] && printf '%s' "$b64" | base64 -d | seed secret_detect
+done
+
+# Instruction-like and benign texts; they also seed the cleaners (first
+# byte: the bound).
+grep -v '^#' "$core/instruction/instruction-like.tsv" | cut -f2 | while IFS= read -r text; do
+    [ -n "$text" ] || continue
+    printf '%s' "$text" | seed instruction_detect
+    { printf '\x78'; printf '%s' "$text"; } | seed boundary_clean
+done
+printf '\x40<span class="searchmatch">Rust</span> &amp; <b>Cargo</b>&nbsp;&#x1F980;\xe2\x80\x8b' | seed boundary_clean
+printf '\x08e\xe2\x80\x8d\xcc\x81 \xd9\x84\xe2\x80\x8c\xd8\xa7 line\r\nend\ttab' | seed boundary_clean
+
+# Configuration files, valid and invalid.
+for f in "$core"/config/*.toml; do seed config_load <"$f"; done
+
+# Tool arguments.
+for args in '{"query":"rust borrow checker"}' \
+    '{"query":"nachrichten","category":"news","max_results":5,"language":"de","time_range":"week"}' \
+    '{"url":"https://example.org/","max_chars":2000,"start_char":10}' \
+    '{"query":" ","unknown":1}' '{}' '{"url":17}'; do
+    printf '%s' "$args" | seed tool_args
+done
+
+# Headers.
+printf 'retry-after: 120\ncontent-type: text/html; charset="ISO-8859-1"\n' | seed header_values
+printf 'retry-after: 99999999999999999999\nx-ratelimit-reset: 1, 86400\nx-ratelimit-remaining: 0, 5\n' | seed header_values
+printf 'Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\ncontent-type: text/plain;charset=utf-16le\n' | seed header_values
+
+# robots.txt, then 0xFF, then paths.
+printf 'User-agent: *\nDisallow: /private/\nAllow: /private/ok$\n\nUser-agent: rypsok\nDisallow: /*.pdf$\nAllow: /%%7Euser/\n\xff/private/x\n/doc.pdf\n/%%7euser/a\n' | seed robots
+printf 'user-agent: rypsok/1.0\nuser-agent: other\ndisallow: /\nallow: /$\n# comment\nsitemap: https://example.org/s.xml\n\xff/\n/a\n/robots.txt\n' | seed robots
+
+# Addresses: mode byte (even: IPv4, odd: IPv6), the address, a port, a rule.
+printf '\0\x0a\x00\x00\x01\x01\xbb10.0.0.0/8' | seed egress_address
+printf '\0\x5d\xb8\xd8\x22\x00\x50' | seed egress_address
+printf '\1\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x7f\x00\x00\x01\x00\x50[::ffff:127.0.0.0]/104' | seed egress_address
+printf '\1\x20\x02\xc0\xa8\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\xbbexample.org:*' | seed egress_address
+
+# Frames: a length prefix and a short body.
+printf '\2\0\0\0\0\0' | seed frame_decode
+printf '\0\0\0\0' | seed frame_decode
+
+echo "seeded: $(find "$corpus" -type f | wc -l) files in $(find "$corpus" -mindepth 1 -type d | wc -l) corpora"
