@@ -236,11 +236,7 @@ impl ServerHandler for Adapter {
                 );
             }
             Err(error) => {
-                let reason = error
-                    .detail
-                    .get("reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let reason = error.reason();
                 let refused_count = self.count_refusal(&tool, error.kind.as_str(), reason);
                 tracing::info!(
                     event = "call_refused",

@@ -231,6 +231,15 @@ pub struct ToolError {
 }
 
 impl ToolError {
+    /// The `reason` of the detail, when the kind has one (a closed
+    /// vocabulary: safe to log).
+    pub fn reason(&self) -> &str {
+        self.detail
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
     fn new(kind: ErrorKind, message: String, detail: Value) -> Self {
         debug_assert!(
             message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,

@@ -133,11 +133,7 @@ pub(crate) async fn fetch(
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
-            let reason = e
-                .detail
-                .get("reason")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let reason = e.reason();
             tracing::info!(
                 event = "fetch_result",
                 outcome = e.kind.as_str(),
@@ -156,11 +152,7 @@ fn host_may_be_logged(config: &Config, text: &str) -> bool {
 }
 
 fn log_refusal(e: &ToolError) {
-    let reason = e
-        .detail
-        .get("reason")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let reason = e.reason();
     tracing::info!(
         event = "fetch_refused",
         kind = e.kind.as_str(),

@@ -78,7 +78,7 @@ fn the_secrets_corpus_passes_line_by_line() {
 /// A GitHub classic token built here, from entropy and its checksum, so no
 /// checksum-valid token is written in the repository.
 fn built_token(prefix: &str, entropy: &str) -> String {
-    super::test_token(prefix, entropy)
+    test_token(prefix, entropy)
 }
 
 // Verifies: REQ-PRIV-002 (the checksum of the format is computed as zlib does)
