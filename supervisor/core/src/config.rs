@@ -177,7 +177,8 @@ pub struct HttpConfig {
     pub bind: SocketAddr,
     /// Bearer token, by reference.
     pub auth_token: Option<SecretRef>,
-    /// Origins allowed besides none.
+    /// Browser origins allowed besides the loopback ones (a request without
+    /// an Origin header is not from a browser page and is not judged).
     pub allowed_origins: Vec<String>,
     /// Host header values allowed besides the loopback names.
     pub allowed_hosts: Vec<String>,
