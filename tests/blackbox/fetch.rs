@@ -4,7 +4,7 @@
 //! plain HTTP. Every call must end within LIM-F5 (I7).
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Server, assert_text_mirrors_structure, structured};
+use crate::support::{Server, assert_text_mirrors_structure, read_request_head, structured};
 
 /// LIM-F5 plus room for the process round trip.
 const CALL_BOUND: Duration = Duration::from_millis(11_000 + 1_000);
@@ -132,26 +132,9 @@ impl Drop for Site {
 }
 
 fn serve(mut stream: TcpStream, pages: &Mutex<HashMap<String, Page>>, seen: &Seen) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return,
-        }
-    }
-    let text = String::from_utf8_lossy(&head).into_owned();
-    let mut lines = text.split("\r\n");
-    let path = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .unwrap_or_default()
-        .to_owned();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
+    let Some((path, headers)) = read_request_head(&mut stream) else {
+        return;
+    };
     seen.lock().expect("seen").push((path.clone(), headers));
     let page = pages
         .lock()

@@ -181,14 +181,17 @@ impl Drop for FakeHttp {
     }
 }
 
-fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply>) {
+/// Reads one request's head (5 s at most, 64 KiB at most): the request
+/// target and the headers, names lower-cased. `None` when the client closed
+/// or stalled first.
+pub(crate) fn read_request_head(stream: &mut TcpStream) -> Option<(String, Vec<(String, String)>)> {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
         match stream.read(&mut byte) {
             Ok(1) => head.push(byte[0]),
-            _ => return,
+            _ => return None,
         }
     }
     let text = String::from_utf8_lossy(&head).into_owned();
@@ -202,6 +205,14 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
+    Some((target, headers))
+}
+
+fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply>) {
+    let Some((target, headers)) = read_request_head(&mut stream) else {
+        return;
+    };
+    let mut byte = [0u8; 1];
     let reply = reply.lock().expect("reply lock").clone();
     let index = {
         let mut seen = seen.lock().expect("seen lock");
