@@ -3,7 +3,8 @@
 //! line). Invariants: kept rules have non-empty patterns within the kept
 //! bound, written in printable ASCII; parsing is deterministic; `allows` agrees with a
 //! simple reference (RFC 9309: longest match wins, `allow` wins a tie,
-//! `*` any run, a final `$` anchors, `/robots.txt` always allowed), gives
+//! `*` any run, a final `$` anchors, escapes of unreserved characters
+//! decoded, `/robots.txt` always allowed), gives
 //! the same verdict twice, and the same for every hex case of its
 //! percent escapes.
 #![no_main]
@@ -28,6 +29,40 @@ fn normalize(text: &str, upper: bool) -> Vec<u8> {
                     b[j].to_ascii_lowercase()
                 };
             }
+        }
+    }
+    out
+}
+
+/// RFC 9309 §2.2.2 as the reference reads it: an escape of an unreserved
+/// character (A-Z a-z 0-9 - . _ ~) is that character; any other escape is
+/// kept with upper-case hex.
+fn reference_escapes(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| char::from(c).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                b.get(i + 1).copied().and_then(hex),
+                b.get(i + 2).copied().and_then(hex),
+            )
+        {
+            let c = u8::try_from(hi * 16 + lo).expect("two hex digits");
+            if c.is_ascii_alphanumeric() || b"-._~".contains(&c) {
+                out.push(c);
+            } else {
+                out.extend([
+                    b'%',
+                    b[i + 1].to_ascii_uppercase(),
+                    b[i + 2].to_ascii_uppercase(),
+                ]);
+            }
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
         }
     }
     out
@@ -64,10 +99,10 @@ fn reference_allows(rules: &RobotsRules, path: &str) -> bool {
     if path == "/robots.txt" {
         return true;
     }
-    let path = normalize(path, true);
+    let path = reference_escapes(path);
     let mut best: Option<(usize, bool)> = None;
     for rule in &rules.rules {
-        let pattern = normalize(&rule.pattern, true);
+        let pattern = reference_escapes(&rule.pattern);
         if !reference_matches(&pattern, &path) {
             continue;
         }
