@@ -36,6 +36,7 @@ done
 # Pages: as HTML, and for the charset target behind a Content-Type line.
 for f in "$parse"/pages/*.html; do
     seed html_extract <"$f"
+    seed html_skip <"$f"
     { printf 'text/html; charset=utf-8\n'; head -c 8192 "$f"; } | seed charset_decode
 done
 printf 'text/plain; charset=windows-1252\nna\xefve caf\xe9\n' | seed charset_decode

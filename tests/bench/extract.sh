@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
-echo "== rypsok (Markdown, median of 5 passes)"
+echo "== rypsok (Markdown, CPU time, median of 5 passes)"
 target/release/examples/bench_extract "$bench" "$out" | tee "$out/rypsok-speed.txt"
 
 echo "== F1, articles (--strip-md)"
@@ -28,7 +28,7 @@ python3 "$bench/evaluate.py" --strip-md --metric wcxb --per-type \
 
 py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
-    echo "== trafilatura (plain text, one pass)"
+    echo "== trafilatura (plain text, CPU time, one pass)"
     "$py" "$here/trafilatura_speed.py" "$bench" "$out" | tee "$out/trafilatura-speed.txt"
     echo "== speed ratio (MB/s, rypsok / trafilatura)"
     paste -d' ' <(grep -o '[0-9.]* MB/s' "$out/rypsok-speed.txt" | cut -d' ' -f1) \

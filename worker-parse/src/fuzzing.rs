@@ -44,6 +44,16 @@ pub fn dom_shape(html: &str, scripting: bool, max_nodes: usize, max_depth: u32) 
     }
 }
 
+/// The tree of `html` as the parser builds it when it reads everything,
+/// and when it skips what the scan before parsing leaves out (the text of
+/// scripts and styles and the content of drawings not compared), each as
+/// one line per node: the two must be equal.
+pub fn skip_outlines(html: &str, scripting: bool) -> (String, String) {
+    let whole = crate::page::dom::parse_with(html, scripting, usize::MAX, u32::MAX, false);
+    let skipped = crate::page::dom::parse_with(html, scripting, usize::MAX, u32::MAX, true);
+    (whole.outline(), skipped.outline())
+}
+
 /// The charset a document is read with (its WHATWG name) and the text.
 pub fn decode_charset(
     body: &[u8],

@@ -3,13 +3,15 @@
 //!
 //! This is the interface the fetch pipeline calls. Behind it: media types
 //! checked against the bytes (`sniff`), charsets (`charset`), a bounded
-//! HTML parse (`dom`), main-content extraction (`extract`) and our own
-//! Markdown rendering (`markdown`).
+//! HTML parse (`dom`, which skips what `skip` finds it need not read),
+//! main-content extraction (`extract`) and our own Markdown rendering
+//! (`markdown`).
 
 pub(crate) mod charset;
 pub(crate) mod dom;
 mod extract;
 mod markdown;
+mod skip;
 mod sniff;
 
 /// One fetched document.

@@ -7,6 +7,10 @@
 //! refuses nodes past the bounds and raises a flag, and the input is fed in
 //! small chunks, so parsing stops within one chunk of the cut. (No crate on
 //! html5ever offers bounds, which is why this sink is hand-written.)
+//!
+//! The parser reads the document without what the scan in `skip` found it
+//! may leave out (scripts' and styles' text, drawings, unread attributes):
+//! the tree is the same, for about half the work.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -20,6 +24,8 @@ use html5ever::{
     Attribute, LocalName, Namespace, ParseOpts, QualName, local_name, ns, parse_document,
 };
 use rypsok_proto::limits;
+
+use super::skip;
 
 /// Index of a node in [`Dom::nodes`].
 pub(crate) type NodeId = usize;
@@ -81,21 +87,28 @@ impl Element {
 
 /// Attributes kept; all others are dropped as they are parsed.
 fn kept_attr(name: &LocalName) -> bool {
+    kept_attr_name(name.as_bytes())
+}
+
+/// [`kept_attr`] on a lower-case name as bytes (the scan before parsing
+/// leaves the others out of the parser's input).
+pub(crate) fn kept_attr_name(name: &[u8]) -> bool {
     matches!(
-        *name,
-        local_name!("id")
-            | local_name!("class")
-            | local_name!("style")
-            | local_name!("hidden")
-            | local_name!("aria-hidden")
-            | local_name!("role")
-            | local_name!("href")
-            | local_name!("alt")
-            | local_name!("colspan")
-            | local_name!("type")
-            | local_name!("itemprop")
-    ) || &**name == "data-lang"
-        || &**name == "data-language"
+        name,
+        b"id"
+            | b"class"
+            | b"style"
+            | b"hidden"
+            | b"aria-hidden"
+            | b"role"
+            | b"href"
+            | b"alt"
+            | b"colspan"
+            | b"type"
+            | b"itemprop"
+            | b"data-lang"
+            | b"data-language"
+    )
 }
 
 /// Longest attribute value kept (a class list, a style, a link target);
@@ -144,6 +157,46 @@ impl Dom {
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
+impl Dom {
+    /// The attached tree as text, one node a line, leaving out the content
+    /// of scripts, styles and drawings (the parser may skip it).
+    pub(crate) fn outline(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let mut stack = vec![(DOCUMENT, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            let indent = " ".repeat(depth);
+            match &self.nodes[id].data {
+                Data::Document => out.push_str("#document\n"),
+                Data::Element(e) => {
+                    let _ = writeln!(
+                        out,
+                        "{indent}<{:?} {}> {:?}",
+                        e.name.ns, e.name.local, e.attrs
+                    );
+                    let skippable = match e.html_name() {
+                        Some(n) => matches!(*n, local_name!("script") | local_name!("style")),
+                        None => matches!(e.name.local, local_name!("svg") | local_name!("math")),
+                    };
+                    if skippable {
+                        continue;
+                    }
+                }
+                Data::Text(t) => {
+                    let _ = writeln!(out, "{indent}{t:?}");
+                }
+                Data::Other => {
+                    let _ = writeln!(out, "{indent}#other");
+                }
+            }
+            let children: Vec<NodeId> = self.children(id).collect();
+            stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+        }
+        out
+    }
+}
+
 /// Iterator over a node's children.
 #[derive(Debug)]
 pub(crate) struct Children<'a> {
@@ -175,6 +228,18 @@ pub(crate) fn parse(html: &str, scripting: bool) -> Dom {
 
 /// [`parse`] with explicit bounds (tests use small ones).
 pub(crate) fn parse_bounded(html: &str, scripting: bool, max_nodes: usize, max_depth: u32) -> Dom {
+    parse_with(html, scripting, max_nodes, max_depth, true)
+}
+
+/// [`parse_bounded`], reading the contents of scripts and styles too when
+/// `skip` is false (tests compare the two).
+pub(crate) fn parse_with(
+    html: &str,
+    scripting: bool,
+    max_nodes: usize,
+    max_depth: u32,
+    skip: bool,
+) -> Dom {
     let sink = Sink {
         nodes: RefCell::new(vec![Node {
             parent: None,
@@ -197,7 +262,29 @@ pub(crate) fn parse_bounded(html: &str, scripting: bool, max_nodes: usize, max_d
         ..ParseOpts::default()
     };
     let mut parser = parse_document(sink, opts);
-    let mut rest = html;
+    // The parser reads everything but what the scan found it may skip
+    // (contents of scripts, styles and drawings, unread attributes), copied
+    // into one string: many small inputs would each cost the parser a
+    // buffer of its own.
+    let skipped = if skip {
+        skip::skippable(html, scripting)
+    } else {
+        Vec::new()
+    };
+    let compact;
+    let mut rest = if skipped.is_empty() {
+        html
+    } else {
+        let mut kept = String::with_capacity(html.len());
+        let mut from = 0;
+        for range in skipped {
+            kept.push_str(&html[from..range.start]);
+            from = range.end;
+        }
+        kept.push_str(&html[from..]);
+        compact = kept;
+        compact.as_str()
+    };
     while !rest.is_empty() {
         let mut end = rest.len().min(CHUNK);
         while !rest.is_char_boundary(end) {
@@ -222,14 +309,14 @@ struct Sink {
 
 /// An element name handed to the tree builder (atoms: cloning is cheap).
 #[derive(Debug)]
-struct Name(QualName);
+struct Name(Namespace, LocalName);
 
 impl ElemName for Name {
     fn ns(&self) -> &Namespace {
-        &self.0.ns
+        &self.0
     }
     fn local_name(&self) -> &LocalName {
-        &self.0.local
+        &self.1
     }
 }
 
@@ -359,10 +446,10 @@ impl TreeSink for Sink {
 
     fn elem_name(&self, target: &NodeId) -> Name {
         match &self.nodes.borrow()[*target].data {
-            Data::Element(e) => Name(e.name.clone()),
+            Data::Element(e) => Name(e.name.ns.clone(), e.name.local.clone()),
             // The tree builder asks only for elements' names; an unnamed
             // element is harmless.
-            _ => Name(QualName::new(None, ns!(html), local_name!(""))),
+            _ => Name(ns!(html), local_name!("")),
         }
     }
 

@@ -35,6 +35,8 @@
 //! 0.762 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
+use std::borrow::Cow;
+
 use html5ever::{LocalName, local_name};
 
 use super::dom::{DOCUMENT, Data, Dom, Element, NodeId};
@@ -216,7 +218,7 @@ fn comments_name(e: &Element) -> bool {
     [local_name!("class"), local_name!("id")].iter().any(|a| {
         e.attr(a).is_some_and(|v| {
             v.split_whitespace().any(|t| {
-                let t = t.to_ascii_lowercase();
+                let t = lower(t);
                 t.starts_with("comments") || t.contains("disqus") || t.contains("commentlist")
             })
         })
@@ -235,7 +237,7 @@ fn rest_is_prose(rest: u32, comments: u32) -> bool {
 fn caption_name(e: &Element) -> bool {
     e.attr(&local_name!("class")).is_some_and(|v| {
         v.split_whitespace().any(|t| {
-            let t = t.to_ascii_lowercase();
+            let t = lower(t);
             t.split(['-', '_']).any(|p| {
                 matches!(
                     p,
@@ -244,6 +246,15 @@ fn caption_name(e: &Element) -> bool {
             })
         })
     })
+}
+
+/// A class or id value in lower case, copied only when it has capitals.
+fn lower(v: &str) -> Cow<'_, str> {
+    if v.bytes().any(|c| c.is_ascii_uppercase()) {
+        Cow::Owned(v.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(v)
+    }
 }
 
 /// Whether an image is below a node.
@@ -260,33 +271,34 @@ fn holds_image(dom: &Dom, id: NodeId) -> bool {
 
 /// Whether a class or id names boilerplate.
 fn boilerplate_name(e: &Element) -> bool {
-    let mut names = String::new();
-    for a in [local_name!("class"), local_name!("id")] {
-        if let Some(v) = e.attr(&a) {
-            names.push(' ');
-            names.push_str(&v.to_ascii_lowercase());
-        }
-    }
-    if names.is_empty() {
+    let (class, id) = (
+        e.attr(&local_name!("class")).map(lower),
+        e.attr(&local_name!("id")).map(lower),
+    );
+    if class.is_none() && id.is_none() {
         return false;
     }
+    let names = || class.iter().chain(&id).flat_map(|v| v.split_whitespace());
+    // A word matches a whole token or a part of one between `-` and `_`;
+    // a word with a dash at an end (`nav-`) matches inside a token.
+    let named = names().any(|token| {
+        BOILERPLATE.contains(&token)
+            || token
+                .split(['-', '_'])
+                .any(|part| BOILERPLATE.contains(&part))
+            || BOILERPLATE
+                .iter()
+                .filter(|w| w.starts_with('-') || w.ends_with('-'))
+                .any(|w| token.contains(w))
+    });
     // Content containers often carry a boilerplate word too
     // ("article-with-sidebar", "main-content"): those win.
-    if ["article", "content", "main", "post-body", "entry"]
-        .iter()
-        .any(|w| names.contains(w))
-    {
-        return false;
-    }
-    names.split_whitespace().any(|token| {
-        BOILERPLATE.iter().any(|w| {
-            if w.starts_with('-') || w.ends_with('-') {
-                token.contains(w)
-            } else {
-                token == *w || token.split(['-', '_']).any(|part| part == *w)
-            }
+    named
+        && !names().any(|t| {
+            ["article", "content", "main", "post-body", "entry"]
+                .iter()
+                .any(|w| t.contains(w))
         })
-    })
 }
 
 /// Whether an element (not its ancestors) is excluded.
@@ -309,7 +321,7 @@ fn hiding_class(e: &Element) -> bool {
     let Some(class) = e.attr(&local_name!("class")) else {
         return false;
     };
-    let class = class.to_ascii_lowercase();
+    let class = lower(class);
     let tokens: Vec<&str> = class.split_whitespace().collect();
     let hides = tokens.iter().any(|t| {
         matches!(
@@ -446,6 +458,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // question, and what prose there is elsewhere is sidebars.
     let mut before = vec![0u32; n];
     let mut nested = vec![false; n];
+    let mut thread = vec![false; n];
     let mut running = 0u32;
     for &id in &order {
         before[id] = running;
@@ -454,11 +467,11 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
         running = running.saturating_add(weight[id].para.saturating_sub(below));
         // Replies nested in a thread are judged with the thread.
+        thread[id] = dom
+            .element(id)
+            .is_some_and(|e| comments_name(e) && boilerplate_name(e));
         if let Some(p) = dom.nodes[id].parent {
-            nested[id] = nested[p]
-                || dom
-                    .element(p)
-                    .is_some_and(|e| comments_name(e) && boilerplate_name(e));
+            nested[id] = nested[p] || thread[p];
         }
     }
     for &id in &order {

@@ -1,0 +1,847 @@
+//! The contents of `<script>`, `<style>` and `<svg>` elements, found before
+//! parsing so that html5ever need not tokenize them.
+//!
+//! Scripts, style sheets and inline drawings are a third to a half of a
+//! typical page's bytes and never content. html5ever reads them character by character into text
+//! nodes that extraction then ignores; leaving them out of the parser's
+//! input roughly halves the parse. No crate offers this (a tokenizer that
+//! skips raw text still tokenizes it), so the scan is our own.
+//!
+//! The scan follows the tokenizer's states far enough to know where a
+//! script or style element's content starts and ends: tags with their
+//! quoted attribute values, comments, doctypes and bogus comments, and the
+//! elements whose content is raw text or RCDATA. Which of those states the
+//! tokenizer is in also depends on the tree builder: inside SVG and MathML
+//! nothing is raw text, and a `<select>` or `<frameset>` changes which start
+//! tags count. The scan follows SVG and MathML elements on a stack of its
+//! own and, wherever it cannot be sure it agrees with the parser, stops and
+//! leaves the rest of the document to the parser whole:
+//!
+//! - a `<select>`, `<frameset>`, `<plaintext>` or CDATA section;
+//! - a script whose content holds `<!--` (its end then depends on the
+//!   tokenizer's escape states);
+//! - inside SVG or MathML: a tag that leaves foreign content (`<p>`,
+//!   `<div>`, …), markup inside an integration point (`<foreignObject>`,
+//!   `<title>`, `<mi>`, …), or an end tag for no open foreign element.
+//!
+//! Removing the content of an element the parser treats as raw text leaves
+//! every other token, and so the tree, as it was; the property test
+//! `skip_preserves_tree` and the `html_skip` fuzz target check exactly
+//! that.
+
+use std::ops::Range;
+
+use super::dom::kept_attr_name;
+
+/// Byte ranges of `html` the parser may skip, in document order: the
+/// contents of `<script>` and `<style>` elements in HTML content, and of
+/// SVG and MathML drawings (which extraction never reads) that hold nothing
+/// that would reach outside them. Every bound is at an ASCII byte, so on a
+/// character boundary.
+///
+/// `scripting` must be the parser's scripting flag: with it, `<noscript>`
+/// content is raw text.
+pub(crate) fn skippable(html: &str, scripting: bool) -> Vec<Range<usize>> {
+    let mut scan = Scan {
+        b: html.as_bytes(),
+        pos: 0,
+        foreign: Vec::new(),
+        attrs: Vec::new(),
+        foreign_from: 0,
+        scripting,
+        frameset: false,
+        out: Vec::new(),
+    };
+    // `None` ends the scan: the end of the input, or a construct after which
+    // the scan cannot be sure it agrees with the parser.
+    let _ = scan.run();
+    // Text inside SVG or MathML tells the tree builder that a later
+    // `<frameset>` may no longer replace the body; on a page that might
+    // have one, the parser reads everything.
+    if scan.frameset || contains_ignore_case(&scan.b[scan.pos.min(scan.b.len())..], b"<frameset") {
+        return Vec::new();
+    }
+    scan.out
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    pos: usize,
+    /// Open SVG and MathML elements (lower-cased names), outermost first;
+    /// empty in HTML content.
+    foreign: Vec<Vec<u8>>,
+    /// Attributes of the last tag that the parser may skip.
+    attrs: Vec<Range<usize>>,
+    /// Where the content of the outermost open foreign element starts.
+    foreign_from: usize,
+    /// A `<frameset>` start tag was seen.
+    frameset: bool,
+    scripting: bool,
+    out: Vec<Range<usize>>,
+}
+
+/// Start tags that end foreign content (the tree builder's list, with
+/// `font` whatever its attributes and `html` for good measure).
+const BREAKOUT: &[&[u8]] = &[
+    b"b",
+    b"big",
+    b"blockquote",
+    b"body",
+    b"br",
+    b"center",
+    b"code",
+    b"dd",
+    b"div",
+    b"dl",
+    b"dt",
+    b"em",
+    b"embed",
+    b"font",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"hr",
+    b"html",
+    b"i",
+    b"img",
+    b"li",
+    b"listing",
+    b"menu",
+    b"meta",
+    b"nobr",
+    b"ol",
+    b"p",
+    b"pre",
+    b"ruby",
+    b"s",
+    b"small",
+    b"span",
+    b"strike",
+    b"strong",
+    b"sub",
+    b"sup",
+    b"table",
+    b"tt",
+    b"u",
+    b"ul",
+    b"var",
+];
+
+/// HTML start tags whose attributes the tree builder reads: the formatting
+/// elements (it compares their attributes to decide which to reopen), a
+/// template's shadow root mode, and the drawings (whose `/>` matters).
+const ATTRIBUTES_MATTER: &[&[u8]] = &[
+    b"a",
+    b"b",
+    b"big",
+    b"code",
+    b"em",
+    b"font",
+    b"i",
+    b"nobr",
+    b"s",
+    b"small",
+    b"strike",
+    b"strong",
+    b"tt",
+    b"u",
+    b"template",
+    b"svg",
+    b"math",
+];
+
+/// SVG and MathML elements whose content the tree builder reads as HTML.
+const INTEGRATION: &[&[u8]] = &[
+    b"foreignobject",
+    b"desc",
+    b"title",
+    b"mi",
+    b"mo",
+    b"mn",
+    b"ms",
+    b"mtext",
+    b"annotation-xml",
+];
+
+/// Whitespace as the tokenizer sees it (CR is read as LF before it).
+fn space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+impl Scan<'_> {
+    fn run(&mut self) -> Option<()> {
+        loop {
+            let lt = self.pos + memchr(b'<', &self.b[self.pos..])?;
+            let next = *self.b.get(lt + 1)?;
+            if next == b'!' {
+                self.pos = self.markup_declaration(lt + 2)?;
+            } else if next == b'?' {
+                self.pos = self.after(b'>', lt + 2)?;
+            } else if next == b'/' {
+                match *self.b.get(lt + 2)? {
+                    c if c.is_ascii_alphabetic() => {
+                        let tag = self.tag(lt + 2)?;
+                        self.pos = tag.end;
+                        self.end_tag(&tag.name, lt)?;
+                    }
+                    b'>' => self.pos = lt + 3,
+                    _ => self.pos = self.after(b'>', lt + 2)?,
+                }
+            } else if next.is_ascii_alphabetic() {
+                let tag = self.tag(lt + 1)?;
+                self.pos = tag.end;
+                if self.foreign.is_empty() && !ATTRIBUTES_MATTER.contains(&tag.name.as_slice()) {
+                    self.out.extend(self.attrs.iter().cloned());
+                }
+                self.start_tag(&tag)?;
+            } else {
+                self.pos = lt + 1;
+            }
+        }
+    }
+
+    /// After `<!`: a comment, a doctype or a bogus comment. Answers where the
+    /// data state resumes.
+    fn markup_declaration(&self, at: usize) -> Option<usize> {
+        let rest = &self.b[at..];
+        if rest.starts_with(b"--") {
+            return self.comment_end(at + 2);
+        }
+        if rest.starts_with(b"[CDATA[") {
+            // CDATA in foreign content, a bogus comment elsewhere: which one
+            // depends on the tree; stop.
+            return None;
+        }
+        // A doctype or a bogus comment: both end at the first `>`.
+        self.after(b'>', at)
+    }
+
+    /// The end of a comment whose text starts at `at` (after `<!--`).
+    fn comment_end(&self, at: usize) -> Option<usize> {
+        let rest = &self.b[at..];
+        // `<!-->` and `<!--->` end at once.
+        if rest.starts_with(b">") {
+            return Some(at + 1);
+        }
+        if rest.starts_with(b"->") {
+            return Some(at + 2);
+        }
+        let mut i = at;
+        loop {
+            i += memchr(b'-', &self.b[i..])?;
+            let tail = &self.b[i..];
+            if tail.starts_with(b"-->") {
+                return Some(i + 3);
+            }
+            if tail.starts_with(b"--!>") {
+                return Some(i + 4);
+            }
+            i += 1;
+        }
+    }
+
+    /// The index after the next `c` at or after `at`.
+    fn after(&self, c: u8, at: usize) -> Option<usize> {
+        Some(at + memchr(c, self.b.get(at..)?)? + 1)
+    }
+
+    /// A tag whose name starts at `at`: its lower-cased name, whether it is
+    /// self-closing, and the index after its `>`. Attribute values are
+    /// followed through their quotes, as the tokenizer does.
+    fn tag(&mut self, at: usize) -> Option<Tag> {
+        let b = self.b;
+        self.attrs.clear();
+        let mut i = at;
+        while i < b.len() && !space(b[i]) && b[i] != b'/' && b[i] != b'>' {
+            i += 1;
+        }
+        let name = b[at..i].to_ascii_lowercase();
+        // Where the run of spaces before the next attribute started.
+        let mut spaces: Option<usize> = None;
+        // Before an attribute name (or right after the tag name).
+        loop {
+            match *b.get(i)? {
+                c if space(c) => {
+                    spaces.get_or_insert(i);
+                    i += 1;
+                }
+                b'>' => return Some(Tag::new(name, false, i + 1)),
+                b'/' => {
+                    // Self-closing only when `>` follows at once.
+                    if b.get(i + 1) == Some(&b'>') {
+                        return Some(Tag::new(name, true, i + 2));
+                    }
+                    spaces = None;
+                    i += 1;
+                }
+                _ => {
+                    // An attribute name: up to space, `/`, `>` or `=` (its
+                    // first character may be `=`).
+                    let from = i;
+                    i += 1;
+                    while !matches!(*b.get(i)?, b'/' | b'>' | b'=') && !space(b[i]) {
+                        i += 1;
+                    }
+                    let name_end = i;
+                    while space(*b.get(i)?) {
+                        i += 1;
+                    }
+                    if b[i] != b'=' {
+                        self.attribute(spaces, from..name_end, name_end);
+                        spaces = (i > name_end).then_some(name_end);
+                        continue;
+                    }
+                    i += 1;
+                    while space(*b.get(i)?) {
+                        i += 1;
+                    }
+                    match b[i] {
+                        q @ (b'"' | b'\'') => i = self.after(q, i + 1)?,
+                        b'>' => {}
+                        _ => {
+                            // Unquoted: up to space or `>`.
+                            while !space(*b.get(i)?) && b[i] != b'>' {
+                                i += 1;
+                            }
+                        }
+                    }
+                    self.attribute(spaces, from..name_end, i);
+                    spaces = None;
+                }
+            }
+        }
+    }
+
+    /// Notes an attribute named by `name`, ending at `end`, whose spaces
+    /// before it start at `spaces`, if extraction does not read it. One
+    /// not set off by spaces before it and a space or `>` after it stays:
+    /// removing it would join its neighbours into something else (an
+    /// unquoted value before it would take in a `/` after it).
+    fn attribute(&mut self, spaces: Option<usize>, name: Range<usize>, end: usize) {
+        let Some(from) = spaces else { return };
+        if !self.b.get(end).is_some_and(|&c| space(c) || c == b'>') {
+            return;
+        }
+        let name = &self.b[name];
+        let kept = if name.iter().any(u8::is_ascii_uppercase) {
+            kept_attr_name(&name.to_ascii_lowercase())
+        } else {
+            kept_attr_name(name)
+        };
+        if !kept {
+            self.attrs.push(from..end);
+        }
+    }
+
+    fn start_tag(&mut self, tag: &Tag) -> Option<()> {
+        let name = tag.name.as_slice();
+        if !self.foreign.is_empty() {
+            return self.foreign_start(tag);
+        }
+        match name {
+            b"script" => {
+                let end = self.script_end()?;
+                self.skip_to(end);
+            }
+            b"style" => {
+                let end = self.raw_text_end(b"style")?;
+                self.skip_to(end);
+            }
+            b"title" | b"textarea" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => {
+                self.pos = self.raw_text_end(name)?;
+            }
+            b"noscript" if self.scripting => self.pos = self.raw_text_end(name)?,
+            b"frameset" => {
+                self.frameset = true;
+                return None;
+            }
+            b"plaintext" => return None,
+            b"svg" | b"math" if !tag.self_closing => {
+                self.foreign.push(tag.name.clone());
+                self.foreign_from = self.pos;
+            }
+            _ => {}
+        }
+        Some(())
+    }
+
+    fn foreign_start(&mut self, tag: &Tag) -> Option<()> {
+        let name = tag.name.as_slice();
+        if BREAKOUT.contains(&name) {
+            return None;
+        }
+        if tag.self_closing {
+            return Some(());
+        }
+        if INTEGRATION.contains(&name) {
+            // Text only: the next tag must be this element's end tag.
+            let lt = self.pos + memchr(b'<', &self.b[self.pos..])?;
+            self.end_tag_at(lt, name)?;
+        }
+        self.foreign.push(tag.name.clone());
+        Some(())
+    }
+
+    /// An end tag whose `<` is at `lt`.
+    fn end_tag(&mut self, name: &[u8], lt: usize) -> Option<()> {
+        if self.foreign.is_empty() {
+            return Some(());
+        }
+        // The foreign end tag closes the nearest open element of its name;
+        // one that names none would reach the HTML elements below.
+        let open = self.foreign.iter().rposition(|n| n == name)?;
+        self.foreign.truncate(open);
+        if self.foreign.is_empty() && lt > self.foreign_from {
+            // A drawing, closed with nothing in it that reaches outside:
+            // extraction never reads it.
+            self.out.push(self.foreign_from..lt);
+        }
+        Some(())
+    }
+
+    /// Where the raw text (or RCDATA) of element `name`, starting at
+    /// `self.pos`, ends: the `<` of its end tag.
+    fn raw_text_end(&self, name: &[u8]) -> Option<usize> {
+        let mut i = self.pos;
+        loop {
+            i += memchr(b'<', &self.b[i..])?;
+            if self.end_tag_at(i, name).is_some() {
+                return Some(i);
+            }
+            i += 1;
+        }
+    }
+
+    /// Where the content of a script starting at `self.pos` ends: the `<`
+    /// of its end tag. The tokenizer's script data states are followed
+    /// through `<!--` (escaped) and a `<script` inside it (double escaped),
+    /// where `</script>` ends the inner script, not this one.
+    fn script_end(&self) -> Option<usize> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            Data,
+            Escaped,
+            DoubleEscaped,
+        }
+        let b = self.b;
+        let mut state = State::Data;
+        let mut i = self.pos;
+        loop {
+            // Only `<` matters outside an escape; `-` too inside one.
+            i += match state {
+                State::Data => memchr(b'<', b.get(i..)?)?,
+                _ => memchr::memchr2(b'<', b'-', b.get(i..)?)?,
+            };
+            let c = b[i];
+            if c == b'-' && b[i..].starts_with(b"-->") {
+                // `-->` leaves either escape (the dash-dash states).
+                state = State::Data;
+                i += 3;
+                continue;
+            }
+            if c != b'<' {
+                i += 1;
+                continue;
+            }
+            let rest = &b[i + 1..];
+            if rest.first() == Some(&b'/') {
+                let is_end = tag_named(&rest[1..], b"script")?;
+                match state {
+                    State::Data | State::Escaped if is_end => return Some(i),
+                    State::DoubleEscaped if is_end => state = State::Escaped,
+                    _ => {}
+                }
+                i += 2;
+            } else if state == State::Data && rest.starts_with(b"!--") {
+                // The dashes of `<!--` count towards a following `-->`, so
+                // `<!-->` goes in and out at once.
+                state = State::Escaped;
+                i += 2;
+            } else if state == State::Escaped && tag_named(rest, b"script")? {
+                state = State::DoubleEscaped;
+                i += 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Whether `</name` followed by space, `/` or `>` starts at `lt`.
+    fn end_tag_at(&self, lt: usize, name: &[u8]) -> Option<()> {
+        let rest = self.b.get(lt..)?;
+        let after = rest.get(2 + name.len())?;
+        (rest.starts_with(b"</")
+            && rest[2..2 + name.len()].eq_ignore_ascii_case(name)
+            && (space(*after) || *after == b'/' || *after == b'>'))
+            .then_some(())
+    }
+
+    /// Records the content from `self.pos` to `end` as skippable and moves
+    /// to the end tag.
+    fn skip_to(&mut self, end: usize) {
+        if end > self.pos {
+            self.out.push(self.pos..end);
+        }
+        self.pos = end;
+    }
+}
+
+/// Whether `rest` starts with `name` (any case) followed by space, `/` or
+/// `>`; `None` when the input ends before that is known.
+fn tag_named(rest: &[u8], name: &[u8]) -> Option<bool> {
+    let after = *rest.get(name.len())?;
+    Some(
+        rest[..name.len()].eq_ignore_ascii_case(name)
+            && (space(after) || after == b'/' || after == b'>'),
+    )
+}
+
+struct Tag {
+    name: Vec<u8>,
+    self_closing: bool,
+    end: usize,
+}
+
+impl Tag {
+    fn new(name: Vec<u8>, self_closing: bool, end: usize) -> Self {
+        Self {
+            name,
+            self_closing,
+            end,
+        }
+    }
+}
+
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(at) = hay.get(i..).and_then(|rest| memchr(needle[0], rest)) {
+        i += at;
+        if hay
+            .get(i..i + needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+        {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+fn memchr(c: u8, hay: &[u8]) -> Option<usize> {
+    memchr::memchr(c, hay)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(html: &str) -> Vec<&str> {
+        skippable(html, true)
+            .into_iter()
+            .map(|r| &html[r])
+            .collect()
+    }
+
+    #[test]
+    fn script_and_style_contents_are_found() {
+        let html = "<html><head><style>p{color:red}</style>\
+            <script type=\"x\">if (a<b) x = '</scr' + 'ipt>';</script></head>\
+            <body><p>Hi</p><SCRIPT>1</SCRIPT ></body>";
+        assert_eq!(
+            skipped(html),
+            vec!["p{color:red}", "if (a<b) x = '</scr' + 'ipt>';", "1"]
+        );
+    }
+
+    #[test]
+    fn quoted_attributes_and_comments_hide_tags() {
+        // A `>` in a quoted value does not end the tag; a script inside a
+        // comment or a title is not a script.
+        let html = "<a title='x>y' href=\"<script>\">a</a><!-- <script>no</script> -->\
+            <title><script>t</script></title><textarea><style></textarea><style>s</style>";
+        assert_eq!(skipped(html), vec!["s"]);
+    }
+
+    #[test]
+    fn unread_attributes_are_left_out() {
+        // Extraction reads `class`, `href`, `alt` and a few more; the others
+        // go with the spaces before them. Formatting elements keep theirs.
+        let html = "<div data-x=\"1\" class=a onclick='f()' hidden>\
+            <img src=x.png alt=b srcset = \"a 1x\"><b data-y=2>b</b></div>";
+        assert_eq!(
+            skipped(html),
+            vec![
+                " data-x=\"1\"",
+                " onclick='f()'",
+                " src=x.png",
+                " srcset = \"a 1x\""
+            ]
+        );
+    }
+
+    #[test]
+    fn comment_ends_are_the_tokenizer_s() {
+        assert_eq!(skipped("<!--><script>a</script>"), vec!["a"]);
+        assert_eq!(skipped("<!---><script>a</script>"), vec!["a"]);
+        // `<!--!>` does not end the comment.
+        assert_eq!(
+            skipped("<!--!><script>a</script>--!><style>b</style>"),
+            vec!["b"]
+        );
+    }
+
+    #[test]
+    fn foreign_content_is_not_raw_text() {
+        // An SVG style or script is markup, left to the parser.
+        let html = "<svg><style>a</style><script>b</script><title>T</title></svg>\
+            <style>c</style><svg><svg></svg><path d='M0 0'/><g>x</svg><svg/>";
+        assert_eq!(
+            skipped(html),
+            vec![
+                "<style>a</style><script>b</script><title>T</title>",
+                "c",
+                "<svg></svg><path d='M0 0'/><g>x"
+            ]
+        );
+    }
+
+    #[test]
+    fn uncertain_constructs_stop_the_scan() {
+        for html in [
+            // A paragraph leaves the SVG: the tree builder knows, the scan stops.
+            "<svg><p>x</p></svg><style>s</style>",
+            "<svg><foreignObject><div>x</div></foreignObject></svg><style>s</style>",
+            "<svg></g><style>s</style>",
+            "<frameset><style>s</style>",
+            "<svg><font color=red>x</font></svg><style>s</style>",
+            "<![CDATA[x]]><style>s</style>",
+        ] {
+            assert!(skipped(html).is_empty(), "{html}");
+        }
+    }
+
+    #[test]
+    fn script_escapes_are_followed() {
+        // `<!--` then `<script>` inside a script: the first `</script>` ends
+        // the inner one, the second the script itself.
+        let html = "<script><!-- document.write('<script>x</script>') --></script><style>s</style>";
+        assert_eq!(
+            skipped(html),
+            vec!["<!-- document.write('<script>x</script>') -->", "s"]
+        );
+        // Without the inner `<script`, `</script>` ends it inside `<!--`.
+        assert_eq!(skipped("<script><!-- a </script>b"), vec!["<!-- a "]);
+        // After the inner script's end, `</script>` ends the script again.
+        assert_eq!(
+            skipped("<script><!--<script></script></script>x</script>"),
+            vec!["<!--<script></script>"]
+        );
+        // `<!-->` goes in and out of the escape at once.
+        assert_eq!(
+            skipped("<script><!--><script></script>"),
+            vec!["<!--><script>"]
+        );
+    }
+
+    #[test]
+    fn a_page_that_may_hold_a_frameset_is_read_whole() {
+        // Text in a drawing decides whether a later <frameset> replaces the body.
+        assert!(skipped("<svg>x</svg><style>s</style><frameset>").is_empty());
+        assert!(skipped("<svg>x</svg><svg><p></svg><FRAMESET>").is_empty());
+        assert_eq!(skipped("<svg>x</svg><!-- <frameset -->").len(), 1);
+    }
+
+    #[test]
+    fn noscript_follows_the_scripting_flag() {
+        let html = "<noscript><style>s</style></noscript>";
+        assert!(skippable(html, true).is_empty());
+        assert_eq!(skippable(html, false).len(), 1);
+    }
+
+    #[test]
+    fn unterminated_input_ends_the_scan() {
+        for html in ["<script>never ends", "<a href='x", "<!-- x", "<style", "<"] {
+            assert!(skipped(html).is_empty(), "{html}");
+        }
+    }
+}
+
+/// The parser's tree is the same whether or not it reads what the scan
+/// skips.
+#[cfg(test)]
+mod equivalence {
+    use proptest::prelude::*;
+
+    use crate::page::dom::parse_with;
+
+    fn same_tree(html: &str) {
+        for scripting in [true, false] {
+            let whole = parse_with(html, scripting, usize::MAX, u32::MAX, false);
+            let skipped = parse_with(html, scripting, usize::MAX, u32::MAX, true);
+            assert_eq!(whole.outline(), skipped.outline(), "{html:?}");
+        }
+    }
+
+    /// Pieces that move the tokenizer and tree builder between states.
+    const PIECES: &[&str] = &[
+        "<script>",
+        "</script>",
+        "<script type=x>",
+        "<SCRIPT>",
+        "</SCRIPT >",
+        "</script/>",
+        "</scripts>",
+        "<script/>",
+        "<style>",
+        "</style>",
+        "<!--",
+        "-->",
+        "--!>",
+        "<!-->",
+        "-",
+        "<!",
+        "<svg>",
+        "</svg>",
+        "<svg/>",
+        "<math>",
+        "</math>",
+        "<title>",
+        "</title>",
+        "<textarea>",
+        "</textarea>",
+        "<noscript>",
+        "</noscript>",
+        "<iframe>",
+        "</iframe>",
+        "<xmp>",
+        "</xmp>",
+        "<foreignObject>",
+        "</foreignObject>",
+        "<desc>",
+        "<mi>",
+        "</mi>",
+        "<annotation-xml>",
+        "<font color=red>",
+        "<font>",
+        "<p>",
+        "</p>",
+        "<div>",
+        "</div>",
+        "<br>",
+        "</br>",
+        "<select>",
+        "</select>",
+        "<option>",
+        "<table>",
+        "<td>",
+        "<tr>",
+        "<template>",
+        "</template>",
+        "<head>",
+        "<body>",
+        "<a title='>'>",
+        "<b x=\"</script>\">",
+        "<i a=b/>",
+        "<![CDATA[",
+        "]]>",
+        "<?pi>",
+        "<!doctype html>",
+        "<frameset>",
+        "<plaintext>",
+        "<path/>",
+        "<g>",
+        "</g>",
+        "text",
+        "a<b",
+        "<",
+        ">",
+        "'",
+        "\"",
+        "/",
+        "=",
+        " ",
+        "\n",
+        "\r",
+        "\u{0}",
+        "é",
+        "<div data-x=1>",
+        "<p title=\"a>b\" class=c>",
+        "<div x y=1 z = '2' id=k>",
+        "<img src=a alt=b>",
+        "<p id=a/>",
+        "<div x='1'y=2>",
+        "<input type=hidden x=1>",
+        "<template shadowrootmode=open x=1>",
+        "<div CLASS=a DATA-X=1>",
+        "<span x=1/>",
+        "<svg x=1/>",
+        "<b x=1>",
+        "</div x=1>",
+        "<td x=1 colspan=2>",
+        "<input type=hidden x=1/>",
+        "<p id=a x=\"1\"/>",
+        "<div x",
+        " y=1",
+        "/>",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        // Verifies: REQ-PAGE-006 (the skip changes the work, not the result)
+        #[test]
+        fn skip_preserves_tree(pieces in proptest::collection::vec(0..PIECES.len(), 0..48)) {
+            let html: String = pieces.into_iter().map(|i| PIECES[i]).collect();
+            same_tree(&html);
+        }
+    }
+
+    /// Pieces of scripts: the escape states.
+    const SCRIPT_PIECES: &[&str] = &[
+        "<script>",
+        "</script>",
+        "<script ",
+        "</script ",
+        "<!--",
+        "-->",
+        "--",
+        "-",
+        "<!",
+        "<",
+        ">",
+        "/",
+        "x",
+        "<p>",
+        "</p>",
+        "<style>",
+        "</style>",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        // Verifies: REQ-PAGE-006
+        #[test]
+        fn skip_preserves_script_escapes(
+            pieces in proptest::collection::vec(0..SCRIPT_PIECES.len(), 0..32),
+        ) {
+            let html: String = pieces.into_iter().map(|i| SCRIPT_PIECES[i]).collect();
+            same_tree(&html);
+        }
+    }
+
+    #[test]
+    fn skip_preserves_the_tree_of_real_pages() {
+        for page in [
+            include_str!("../../testdata/pages/article-spacereview.html"),
+            include_str!("../../testdata/pages/documentation-rhino.html"),
+            include_str!("../../testdata/pages/forum-archlinux.html"),
+        ] {
+            same_tree(page);
+        }
+    }
+}
