@@ -260,11 +260,21 @@ impl Gate {
 
     /// The caller a call counts against (REQ-SEC-019): the token's
     /// identity, else the session, else the loopback host as one caller.
-    fn caller(&self, request: &Request<Incoming>) -> Caller {
+    /// Only an open session's id names a caller: any request can carry the
+    /// header, and a made-up id per request must not buy a fresh budget.
+    async fn caller(&self, request: &Request<Incoming>) -> Caller {
         if self.token.is_some() {
             return Caller::remote("token");
         }
-        match request.headers().get("mcp-session-id") {
+        let session = match request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|id| id.to_str().ok())
+        {
+            Some(id) if self.mcp.has_session(id).await => Some(id),
+            Some(_) | None => None,
+        };
+        match session {
             // A label derived from the id, never the id: it is a capability.
             Some(id) => {
                 let digest = Sha256::digest(id.as_bytes());
@@ -290,7 +300,7 @@ impl Gate {
         if declared.is_some_and(|n| n > self.max_body_bytes as u64) {
             return self.refuse(Reason::BodyTooLarge, StatusCode::PAYLOAD_TOO_LARGE);
         }
-        let caller = self.caller(&request);
+        let caller = self.caller(&request).await;
         let (mut parts, body) = request.into_parts();
         let deadline = received + Duration::from_millis(limits::HTTP_REQUEST_MS);
         // One byte past LIM-H2 is enough for the SDK to answer 413 for a

@@ -765,6 +765,24 @@ fn rate_limits_are_per_caller() {
         json!("ok"),
         "{other}"
     );
+    // Verifies: REQ-SEC-019 (a made-up session id is no caller: a new one per request buys no fresh budget)
+    let outcomes: Vec<Value> = (0..3)
+        .map(|n| {
+            let id = format!("made-up-{n}");
+            let answer = current(
+                addr,
+                &[("Mcp-Session-Id", &id)],
+                "tools/call",
+                json!({"name": "engine_status", "arguments": {}}),
+            );
+            assert_eq!(answer.status, 200, "{answer:?}");
+            let result = structured(&answer.message()["result"]).clone();
+            result["outcome"]
+                .as_str()
+                .map_or_else(|| result["error"]["detail"]["reason"].clone(), |o| json!(o))
+        })
+        .collect();
+    assert_eq!(outcomes, [json!("ok"), json!("ok"), json!("rate_limited")]);
 }
 
 fn engine_server(fake: &FakeHttp) -> Server {
@@ -989,6 +1007,18 @@ fn the_earlier_revisions_can_be_switched_off() {
         &[],
     );
     let addr = server.http_addr();
+    assert!(
+        server
+            .await_log(
+                &[
+                    ("event", json!("listening")),
+                    ("handshake_revisions", json!(false))
+                ],
+                Duration::from_secs(1)
+            )
+            .is_some(),
+        "the listening line says what is served"
+    );
 
     // The handshake is answered with the SDK's unsupported-version error
     // and opens no session, so LIM-H6 (1 here) never refuses one.
