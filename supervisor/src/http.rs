@@ -5,7 +5,9 @@
 //! The SDK's Streamable HTTP service (`mcp.rs`) answers the protocol's own
 //! statuses; this gate, in front of it, answers the rest: 404 for another
 //! path, 401, 413 for a declared body over LIM-H2, 408, and 503 beyond
-//! LIM-H6 sessions. hyper answers 431 (LIM-H7). Below hyper the listener
+//! LIM-H6 sessions (none exist when the operator switched the
+//! handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6 are the
+//! operator's `[limits]`. hyper answers 431 (LIM-H7). Below hyper the listener
 //! holds LIM-H1 connections, closing one more unanswered, and reads a new
 //! connection's first bytes itself under LIM-H3 to learn HTTP/1 or HTTP/2
 //! before handing them back to hyper: hyper's own auto-detection would wait
@@ -191,6 +193,11 @@ struct Gate {
     /// digests in constant time hides the token's length too.
     token: Option<[u8; 32]>,
     counts: Counts,
+    /// LIM-H2.
+    max_body_bytes: usize,
+    /// LIM-H6; `None` when the handshake revisions are switched off and no
+    /// session can be opened.
+    max_sessions: Option<usize>,
     /// One handshake at a time, so that two cannot both pass LIM-H6.
     handshake: tokio::sync::Mutex<()>,
     in_flight: InFlight,
@@ -253,11 +260,21 @@ impl Gate {
 
     /// The caller a call counts against (REQ-SEC-019): the token's
     /// identity, else the session, else the loopback host as one caller.
-    fn caller(&self, request: &Request<Incoming>) -> Caller {
+    /// Only an open session's id names a caller: any request can carry the
+    /// header, and a made-up id per request must not buy a fresh budget.
+    async fn caller(&self, request: &Request<Incoming>) -> Caller {
         if self.token.is_some() {
             return Caller::remote("token");
         }
-        match request.headers().get("mcp-session-id") {
+        let session = match request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|id| id.to_str().ok())
+        {
+            Some(id) if self.mcp.has_session(id).await => Some(id),
+            Some(_) | None => None,
+        };
+        match session {
             // A label derived from the id, never the id: it is a capability.
             Some(id) => {
                 let digest = Sha256::digest(id.as_bytes());
@@ -280,41 +297,40 @@ impl Gate {
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > limits::HTTP_MAX_BODY_BYTES as u64) {
+        if declared.is_some_and(|n| n > self.max_body_bytes as u64) {
             return self.refuse(Reason::BodyTooLarge, StatusCode::PAYLOAD_TOO_LARGE);
         }
-        let caller = self.caller(&request);
+        let caller = self.caller(&request).await;
         let (mut parts, body) = request.into_parts();
         let deadline = received + Duration::from_millis(limits::HTTP_REQUEST_MS);
         // One byte past LIM-H2 is enough for the SDK to answer 413 for a
         // streamed body; the rest is never read.
-        let body = match tokio::time::timeout_at(
-            deadline,
-            read_at_most(body, limits::HTTP_MAX_BODY_BYTES + 1),
-        )
-        .await
-        {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(_)) => {
-                // The client broke its own request; no one is left to read an answer.
-                let mut response = Response::new(Guarded::plain("Bad Request"));
-                *response.status_mut() = StatusCode::BAD_REQUEST;
-                return response;
-            }
-            Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
-        };
+        let body =
+            match tokio::time::timeout_at(deadline, read_at_most(body, self.max_body_bytes + 1))
+                .await
+            {
+                Ok(Ok(bytes)) => bytes,
+                Ok(Err(_)) => {
+                    // The client broke its own request; no one is left to read an answer.
+                    let mut response = Response::new(Guarded::plain("Bad Request"));
+                    *response.status_mut() = StatusCode::BAD_REQUEST;
+                    return response;
+                }
+                Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
+            };
         let is_post = parts.method == Method::POST;
-        let handshake =
-            is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body);
+        let session_limit = self.max_sessions.filter(|_| {
+            is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body)
+        });
         parts.extensions.insert(caller);
         let request = Request::from_parts(parts, Full::new(body));
         let guard = is_post.then(|| {
             self.in_flight.0.fetch_add(1, Ordering::AcqRel);
             InFlightGuard(Arc::clone(&self))
         });
-        let response = if handshake {
+        let response = if let Some(max_sessions) = session_limit {
             let _one_at_a_time = self.handshake.lock().await;
-            if self.mcp.open_sessions().await >= limits::HTTP_MAX_SESSIONS {
+            if self.mcp.open_sessions().await >= max_sessions {
                 return self.refuse(Reason::SessionLimit, StatusCode::SERVICE_UNAVAILABLE);
             }
             self.mcp.handle(request).await
@@ -600,11 +616,16 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
         mcp: McpHttp::new(
             services,
             &config.http,
-            limits::HTTP_MAX_BODY_BYTES,
+            config.limits.http_request_body_bytes,
             sdk_stop.clone(),
         ),
         token,
         counts: Counts::default(),
+        max_body_bytes: config.limits.http_request_body_bytes,
+        max_sessions: config
+            .service
+            .handshake_revisions
+            .then_some(config.limits.http_sessions),
         handshake: tokio::sync::Mutex::new(()),
         in_flight: InFlight::default(),
         draining: CancellationToken::new(),
@@ -614,6 +635,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
         addr = %addr,
         path = PATH,
         auth = gate.token.is_some(),
+        handshake_revisions = gate.max_sessions.is_some(),
         "serving Streamable HTTP"
     );
 
@@ -633,7 +655,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     };
 
     let connections = TaskTracker::new();
-    let permits = Arc::new(Semaphore::new(limits::HTTP_MAX_CONNECTIONS));
+    let permits = Arc::new(Semaphore::new(config.limits.http_connections));
     loop {
         tokio::select! {
             _ = term.recv() => break,

@@ -10,6 +10,7 @@
 //! gate (`http.rs`): the SDK answers the statuses the contract names it
 //! for (400, 403, 406, 413 streamed, 415), the gate the rest.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +23,7 @@ use http_body_util::combinators::BoxBody;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -52,6 +53,25 @@ pub(crate) struct Adapter {
     /// Refused calls of this process, counted per tool, error kind and
     /// reason (REQ-OBS-007); every key is rypsok's own vocabulary.
     refused: Arc<Mutex<RefusalCounts>>,
+    /// The revisions served (REQ-MCP-006).
+    revisions: &'static [ProtocolVersion],
+}
+
+/// The protocol revisions served: every one the SDK knows, or, with the
+/// handshake-based ones switched off, those from 2026-07-28 on. The SDK
+/// then answers an `initialize`, or a request naming an earlier revision
+/// in its metadata, with its unsupported-version error listing these.
+fn revisions(handshake_revisions: bool) -> &'static [ProtocolVersion] {
+    let known = ProtocolVersion::KNOWN_VERSIONS;
+    if handshake_revisions {
+        return known;
+    }
+    // The SDK lists its revisions oldest first.
+    let first_without = known
+        .iter()
+        .position(|v| !v.has_initialize())
+        .unwrap_or(known.len());
+    &known[first_without..]
 }
 
 fn schema_object(v: Value) -> Arc<JsonObject> {
@@ -83,6 +103,7 @@ impl Adapter {
     pub(crate) fn new(services: Arc<Services>, caller: Caller) -> Self {
         // The configuration of a process is immutable, so the list is built once.
         let structured_content = services.config().service.structured_content;
+        let revisions = revisions(services.config().service.handshake_revisions);
         let tools = services
             .tool_definitions()
             .into_iter()
@@ -95,6 +116,7 @@ impl Adapter {
             next_call: Arc::new(AtomicU64::new(1)),
             caller,
             refused: Arc::default(),
+            revisions,
         }
     }
 
@@ -157,6 +179,10 @@ impl ServerHandler for Adapter {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("rypsok", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(self.revisions)
     }
 
     async fn list_tools(
@@ -276,7 +302,8 @@ impl ServerHandler for Adapter {
 pub(crate) type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
 
 /// The SDK's Streamable HTTP service on `/mcp`: the 2026-07-28 revision
-/// statelessly, the handshake-based revisions in sessions (REQ-MCP-006).
+/// statelessly, the handshake-based revisions in sessions unless the
+/// operator switched them off (REQ-MCP-006).
 pub(crate) struct McpHttp {
     service: StreamableHttpService<Adapter, LocalSessionManager>,
     sessions: Arc<LocalSessionManager>,
@@ -296,6 +323,7 @@ impl McpHttp {
         max_body_bytes: usize,
         stop: CancellationToken,
     ) -> Self {
+        let handshake_revisions = services.config().service.handshake_revisions;
         let adapter = Adapter::new(services, Caller::remote("loopback"));
         let sessions = Arc::new(LocalSessionManager::default());
         let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
@@ -318,7 +346,12 @@ impl McpHttp {
             .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(max_body_bytes)
-            .with_cancellation_token(stop);
+            .with_cancellation_token(stop)
+            // Without the handshake revisions no session is opened, and a
+            // request must name its revision in its header and metadata: the
+            // SDK refuses one that does not before it reaches a handler.
+            .with_legacy_session_mode(handshake_revisions)
+            .with_stateless_protocol_metadata_required(!handshake_revisions);
         let service =
             StreamableHttpService::new(move || Ok(adapter.clone()), Arc::clone(&sessions), config);
         Self { service, sessions }
@@ -332,5 +365,26 @@ impl McpHttp {
     /// Sessions of the handshake-based revisions now open (LIM-H6).
     pub(crate) async fn open_sessions(&self) -> usize {
         self.sessions.sessions.read().await.len()
+    }
+
+    /// Whether `id` names a session now open.
+    pub(crate) async fn has_session(&self, id: &str) -> bool {
+        self.sessions.sessions.read().await.contains_key(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_switch_keeps_only_the_revisions_without_a_handshake() {
+        // Verifies: REQ-MCP-006 (earlier revisions served until disabled)
+        let all = revisions(true);
+        assert!(all.contains(&ProtocolVersion::V_2025_06_18));
+        assert!(all.contains(&ProtocolVersion::V_2026_07_28));
+        let current = revisions(false);
+        assert!(current.contains(&ProtocolVersion::V_2026_07_28));
+        assert!(current.iter().all(|v| !v.has_initialize()), "{current:?}");
     }
 }

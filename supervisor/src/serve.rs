@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::stdio_pipes;
 use rypsok_core::{Config, Services};
@@ -125,6 +126,20 @@ pub(crate) async fn start(
     Ok((workers, services))
 }
 
+/// Why the SDK ended a session before it began, in rypsok's words: the
+/// SDK's own text can quote the client's message.
+fn session_end_reason(error: &ServerInitializeError) -> &'static str {
+    match error {
+        ServerInitializeError::InitializeFailed(_) => "initialize_refused",
+        ServerInitializeError::ExpectedInitializeRequest(_) => "not_initialize",
+        ServerInitializeError::ConnectionClosed(_) => "end_of_input",
+        ServerInitializeError::Cancelled => "cancelled",
+        ServerInitializeError::UnexpectedInitializeResponse(_)
+        | ServerInitializeError::TransportError { .. } => "transport",
+        _ => "other",
+    }
+}
+
 async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
     let (workers, services) = start(&config, "stdio").await?;
@@ -149,10 +164,13 @@ async fn serve(config: Config) -> Result<ExitCode> {
         Ok(running) => {
             let _ = running.waiting().await;
         }
-        // End of input or a signal before any request: a clean stop too.
-        Err(e) => {
-            tracing::info!(event = "session_ended", reason = %e, "session ended before it began")
-        }
+        // End of input or a signal before any request, or a handshake
+        // refused (a revision not served): a clean stop too.
+        Err(e) => tracing::info!(
+            event = "session_ended",
+            reason = session_end_reason(&e),
+            "session ended before it began"
+        ),
     }
     workers.shutdown().await;
     tracing::info!(event = "stopped", "rypsok stopped");

@@ -765,6 +765,24 @@ fn rate_limits_are_per_caller() {
         json!("ok"),
         "{other}"
     );
+    // Verifies: REQ-SEC-019 (a made-up session id is no caller: a new one per request buys no fresh budget)
+    let outcomes: Vec<Value> = (0..3)
+        .map(|n| {
+            let id = format!("made-up-{n}");
+            let answer = current(
+                addr,
+                &[("Mcp-Session-Id", &id)],
+                "tools/call",
+                json!({"name": "engine_status", "arguments": {}}),
+            );
+            assert_eq!(answer.status, 200, "{answer:?}");
+            let result = structured(&answer.message()["result"]).clone();
+            result["outcome"]
+                .as_str()
+                .map_or_else(|| result["error"]["detail"]["reason"].clone(), |o| json!(o))
+        })
+        .collect();
+    assert_eq!(outcomes, [json!("ok"), json!("ok"), json!("rate_limited")]);
 }
 
 fn engine_server(fake: &FakeHttp) -> Server {
@@ -885,4 +903,186 @@ fn sigterm_lets_the_call_in_flight_finish() {
     #[allow(clippy::disallowed_methods)]
     let refused = TcpStream::connect_timeout(&addr, Duration::from_millis(500));
     assert!(refused.is_err(), "the listener still accepts");
+}
+
+/// Writes `total` bytes of body in chunks, with no length declared.
+fn post_chunked(addr: SocketAddr, headers: &[(String, String)], total: usize) -> Answer {
+    let mut stream = connect(addr);
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nTransfer-Encoding: chunked\r\n"
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("head");
+    let chunk = vec![b' '; 4096];
+    let mut sent = 0;
+    while sent < total {
+        if stream
+            .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+            .and_then(|()| stream.write_all(&chunk))
+            .and_then(|()| stream.write_all(b"\r\n"))
+            .is_err()
+        {
+            break;
+        }
+        sent += chunk.len();
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    read_answer(&mut stream)
+}
+
+// Verifies: REQ-SEC-018, REQ-SEC-024, REQ-CFG-005 (lowered [limits] http_sessions, http_request_body_bytes and http_connections are what the listener enforces)
+#[test]
+fn lowered_listener_limits_are_enforced() {
+    let mut server = Server::start_http(
+        &format!(
+            "config_version = 1\n[limits]\nhttp_sessions = 1\nhttp_request_body_bytes = 16384\nhttp_connections = 4\n{LOOPBACK}"
+        ),
+        &[],
+    );
+    let addr = server.http_addr();
+
+    // LIM-H6 = 1: the second handshake is refused while the first session is open.
+    let first = Session::open(addr, &[]).expect("one session");
+    let second = Session::open(addr, &[])
+        .err()
+        .expect("a second session is refused");
+    assert_eq!(second.status, 503, "{second:?}");
+    assert_eq!(second.header("retry-after").as_deref(), Some("30"));
+    let r = first.call(2, "engine_status", json!({}));
+    assert_eq!(structured(&r["result"])["outcome"], json!("ok"), "{r}");
+
+    // LIM-H2 = 16 KiB: a body under it is served; one declared over it is
+    // refused by the gate, one streamed over it by the SDK.
+    let (headers, body) = current_request("tools/list", json!({}));
+    let padded = format!("{body}{}", " ".repeat(12 * 1024));
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(post(addr, &pairs, &padded).status, 200);
+    let over = format!("{body}{}", " ".repeat(16 * 1024));
+    let declared = post(addr, &pairs, &over);
+    assert_eq!(declared.status, 413, "{declared:?}");
+    let streamed = post_chunked(addr, &headers, 20 * 1024);
+    assert_eq!(streamed.status, 413, "{streamed:?}");
+
+    // LIM-H1 = 4: four silent connections hold every place; more are
+    // closed unanswered; once those four go, the listener serves again.
+    let mut held: Vec<TcpStream> = (0..4).map(|_| connect(addr)).collect();
+    let mut extra: Vec<TcpStream> = (0..2).map(|_| connect(addr)).collect();
+    for stream in &mut extra {
+        let waited = closed_within(stream, Duration::from_secs(2));
+        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+    }
+    // Still held: nothing closed them.
+    assert!(closed_within(&mut held[0], Duration::from_millis(200)).is_none());
+    // Ending them (the server sees end of input and closes its side) frees
+    // their places.
+    for stream in &mut held {
+        stream
+            .shutdown(std::net::Shutdown::Write)
+            .expect("shutdown");
+        assert!(closed_within(stream, Duration::from_secs(2)).is_some());
+    }
+    let answer = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(answer.status, 200, "{answer:?}");
+
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_limit"], json!(1));
+    assert_eq!(counts["body_too_large"], json!(1));
+    assert_eq!(counts["sdk_body_too_large"], json!(1));
+    assert_eq!(counts["too_many_connections"], json!(2));
+}
+
+// Verifies: REQ-MCP-006, REQ-MCP-009, REQ-SEC-018 (handshake revisions off over HTTP: no session, an initialize refused with the supported revisions, a handshake-revision request refused, 2026-07-28 served with the same tools)
+#[test]
+fn the_earlier_revisions_can_be_switched_off() {
+    let mut server = Server::start_http(
+        &format!(
+            "config_version = 1\n[service]\nhandshake_revisions = false\n[limits]\nhttp_sessions = 1\n{LOOPBACK}"
+        ),
+        &[],
+    );
+    let addr = server.http_addr();
+    assert!(
+        server
+            .await_log(
+                &[
+                    ("event", json!("listening")),
+                    ("handshake_revisions", json!(false))
+                ],
+                Duration::from_secs(1)
+            )
+            .is_some(),
+        "the listening line says what is served"
+    );
+
+    // The handshake is answered with the SDK's unsupported-version error
+    // and opens no session, so LIM-H6 (1 here) never refuses one.
+    for _ in 0..2 {
+        let refused = Session::open(addr, &[])
+            .err()
+            .expect("no session is opened");
+        assert_eq!(refused.status, 200, "{refused:?}");
+        let error = &refused.message()["error"];
+        assert_eq!(error["code"], json!(-32022), "{refused:?}");
+        assert_eq!(error["data"]["supported"], json!([CURRENT]), "{refused:?}");
+    }
+    // A request of a handshake revision (no metadata) is refused before any
+    // handler, with or without a session id.
+    let tools_list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let bare = post(addr, &[], &tools_list);
+    assert_eq!(bare.status, 400, "{bare:?}");
+    assert_eq!(bare.message()["error"]["code"], json!(-32020), "{bare:?}");
+    let legacy = post(
+        addr,
+        &[
+            ("MCP-Protocol-Version", LEGACY),
+            ("Mcp-Session-Id", "made-up"),
+        ],
+        &tools_list,
+    );
+    assert_eq!(legacy.status, 400, "{legacy:?}");
+    assert_eq!(
+        legacy.message()["error"]["code"],
+        json!(-32602),
+        "{legacy:?}"
+    );
+    // No session stream to open either.
+    let get = exchange(
+        addr,
+        format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: text/event-stream\r\nMcp-Session-Id: made-up\r\nMCP-Protocol-Version: {LEGACY}\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(get.status, 405, "{get:?}");
+
+    // The current revision is served, with the tool list of the defaults.
+    let list = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(list.status, 200, "{list:?}");
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::workspace_file(
+            "tests/golden/tools_list_zero_config.json",
+        ))
+        .expect("golden file"),
+    )
+    .expect("golden JSON");
+    assert_eq!(list.message()["result"]["tools"], golden);
+    let call = current(
+        addr,
+        &[],
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}}),
+    );
+    assert_eq!(call.status, 200, "{call:?}");
+    assert_eq!(call.header("mcp-session-id"), None);
+    assert_eq!(
+        structured(&call.message()["result"])["outcome"],
+        json!("ok")
+    );
+
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_limit"], json!(0));
+    assert_eq!(counts["sdk_bad_request"], json!(2));
 }

@@ -240,3 +240,99 @@ fn exits_cleanly_at_end_of_input() {
         .expect("exits after end of input");
     assert!(status.success());
 }
+
+/// The operator's switch that serves the 2026-07-28 revision alone.
+const HANDSHAKE_OFF: &str = "config_version = 1\n[service]\nhandshake_revisions = false\n";
+
+fn meta(version: &str) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// The SDK's unsupported-version error, naming only the current revision.
+fn assert_unsupported(answer: &Value, requested: &str) {
+    let error = &answer["error"];
+    assert_eq!(error["code"], json!(-32022), "{answer}");
+    assert_eq!(error["data"]["requested"], json!(requested), "{answer}");
+    assert_eq!(
+        error["data"]["supported"],
+        json!(["2026-07-28"]),
+        "{answer}"
+    );
+}
+
+// Verifies: REQ-MCP-006 (handshake revisions off: an initialize is refused with the supported revisions, and the SDK ends the stdio session)
+#[test]
+fn refuses_the_handshake_when_the_earlier_revisions_are_off() {
+    let mut server = Server::start(Some(HANDSHAKE_OFF));
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "blackbox", "version": "1"}}),
+    );
+    assert_unsupported(&init, "2025-06-18");
+    assert!(init.get("result").is_none(), "{init}");
+    // A refused handshake ends the session, and with it the process.
+    let status = server
+        .wait(Duration::from_secs(10))
+        .expect("exits after the refused handshake");
+    assert!(status.success());
+    assert!(server.log().iter().any(
+        |l| l["event"] == json!("session_ended") && l["reason"] == json!("initialize_refused")
+    ));
+}
+
+// Verifies: REQ-MCP-006, REQ-MCP-009 (handshake revisions off: 2026-07-28 is served with the same tool list; earlier revisions are refused in session too)
+#[test]
+fn serves_the_current_revision_alone_when_the_earlier_are_off() {
+    let mut server = Server::start(Some(HANDSHAKE_OFF));
+    let discover = server.request("server/discover", json!({"_meta": meta("2026-07-28")}));
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"]),
+        "{discover}"
+    );
+    let list = server.request("tools/list", json!({"_meta": meta("2026-07-28")}));
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace_file(GOLDEN)).expect("golden file"),
+    )
+    .expect("golden JSON");
+    assert_eq!(
+        list["result"]["tools"], golden,
+        "the switch changes no tool"
+    );
+    let call = server.request(
+        "tools/call",
+        json!({"name": "engine_status", "arguments": {}, "_meta": meta("2026-07-28")}),
+    );
+    assert_eq!(
+        structured(&call["result"])["outcome"],
+        json!("ok"),
+        "{call}"
+    );
+    // An earlier revision named in a request's metadata, or a handshake
+    // once the session runs: the same refusal, and the session goes on.
+    let old = server.request("tools/list", json!({"_meta": meta("2025-06-18")}));
+    assert_unsupported(&old, "2025-06-18");
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "blackbox", "version": "1"}}),
+    );
+    assert_unsupported(&init, "2025-11-25");
+    let again = server.request("tools/list", json!({"_meta": meta("2026-07-28")}));
+    assert_eq!(again["result"]["tools"], golden);
+}
+
+// Verifies: REQ-MCP-006 (by default the handshake revisions are served beside 2026-07-28)
+#[test]
+fn advertises_every_revision_by_default() {
+    let mut server = Server::start(None);
+    let discover = server.request("server/discover", json!({"_meta": meta("2026-07-28")}));
+    let versions = discover["result"]["supportedVersions"]
+        .as_array()
+        .expect("supportedVersions")
+        .clone();
+    assert!(versions.contains(&json!("2025-06-18")), "{discover}");
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+}

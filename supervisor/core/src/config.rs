@@ -58,6 +58,10 @@ pub struct ServiceConfig {
     pub contact: String,
     /// Attach `engines` to every result, not only where a driver requires it.
     pub attribution: bool,
+    /// Serve the earlier, handshake-based revisions (`initialize`, and over
+    /// HTTP their sessions) beside the current one; `false` serves the
+    /// 2026-07-28 revision alone (REQ-MCP-006).
+    pub handshake_revisions: bool,
 }
 
 /// `[search]`.
@@ -168,6 +172,12 @@ pub struct LimitsConfig {
     pub fetch_concurrency: u32,
     /// LIM-F11.
     pub parse_workers: u32,
+    /// LIM-H1: open HTTP connections; one more is closed unanswered.
+    pub http_connections: usize,
+    /// LIM-H2: bytes of one HTTP request body.
+    pub http_request_body_bytes: usize,
+    /// LIM-H6: open HTTP sessions of the handshake-based revisions.
+    pub http_sessions: usize,
 }
 
 /// `[http]`.

@@ -34,6 +34,13 @@ const BRAVE_API_KEY_ENV: &str = "BRAVE_API_KEY";
 const DEFAULT_BIND: &str = "127.0.0.1:8808";
 /// The contact goes into a header: bounded so the User-Agent stays a line.
 const CONTACT_MAX_CHARS: usize = 200;
+/// The smallest LIM-H2 an operator may set: a tool call at its argument
+/// bounds (a URL of LIM-F9 characters) fits even with every character
+/// escaped as `\uXXXX`.
+const HTTP_BODY_BYTES_FLOOR: i64 = 16 * 1024;
+/// The largest LIM-H2 an operator may set: a body is held in memory whole,
+/// once per request in flight.
+const HTTP_BODY_BYTES_CEILING: i64 = 8 * 1024 * 1024;
 /// More languages than this would only bloat the tool definitions (LIM-I1).
 const LANGUAGES_MAX: usize = 20;
 /// A secret file is read up to this size: a token is a line, and a
@@ -655,10 +662,12 @@ fn service(s: &mut Section<'_>, p: &mut Problems) -> Option<ServiceConfig> {
         }
     };
     let attribution = s.boolean(p, "attribution", false);
+    let handshake_revisions = s.boolean(p, "handshake_revisions", true);
     Some(ServiceConfig {
         structured_content: structured_content?,
         contact: contact?,
         attribution: attribution?,
+        handshake_revisions: handshake_revisions?,
     })
 }
 
@@ -922,12 +931,36 @@ fn limits(s: &mut Section<'_>, p: &mut Problems) -> Option<LimitsConfig> {
         Range::new(1, 16),
         limits::PARSE_WORKERS.into(),
     );
+    // The listener's bounds (LIM-H1, LIM-H2, LIM-H6): usable at the floor
+    // (one connection, one session, a body that holds any tool call),
+    // memory still bounded at the ceiling.
+    let http_connections = s.number(
+        p,
+        "http_connections",
+        Range::new(1, 4096),
+        default_of(limits::HTTP_MAX_CONNECTIONS),
+    );
+    let http_request_body_bytes = s.number(
+        p,
+        "http_request_body_bytes",
+        Range::new(HTTP_BODY_BYTES_FLOOR, HTTP_BODY_BYTES_CEILING),
+        default_of(limits::HTTP_MAX_BODY_BYTES),
+    );
+    let http_sessions = s.number(
+        p,
+        "http_sessions",
+        Range::new(1, 1024),
+        default_of(limits::HTTP_MAX_SESSIONS),
+    );
     Some(LimitsConfig {
         web_search_per_minute: search?,
         web_fetch_per_minute: fetch?,
         engine_status_per_minute: status?,
         fetch_concurrency: fetch_concurrency?,
         parse_workers: parse_workers?,
+        http_connections: http_connections?,
+        http_request_body_bytes: http_request_body_bytes?,
+        http_sessions: http_sessions?,
     })
 }
 

@@ -68,6 +68,7 @@ fn empty_file_gives_the_documented_defaults() {
     assert!(c.service.structured_content);
     assert_eq!(c.service.contact, PROJECT_URL);
     assert!(!c.service.attribution);
+    assert!(c.service.handshake_revisions);
 
     assert_eq!(c.search.languages, ["en"]);
     assert_eq!(c.search.region, "US");
@@ -96,6 +97,12 @@ fn empty_file_gives_the_documented_defaults() {
     assert_eq!(c.limits.engine_status_per_minute, limits::STATUS_PER_MINUTE);
     assert_eq!(c.limits.fetch_concurrency, limits::FETCH_CONCURRENCY);
     assert_eq!(c.limits.parse_workers, limits::PARSE_WORKERS);
+    assert_eq!(c.limits.http_connections, limits::HTTP_MAX_CONNECTIONS);
+    assert_eq!(
+        c.limits.http_request_body_bytes,
+        limits::HTTP_MAX_BODY_BYTES
+    );
+    assert_eq!(c.limits.http_sessions, limits::HTTP_MAX_SESSIONS);
 
     assert_eq!(c.http.bind, "127.0.0.1:8808".parse().unwrap());
     assert_eq!(c.http.auth_token, None);
@@ -155,6 +162,21 @@ fn engines_table_lists_exactly_its_engines_in_file_order() {
         Some(SecretRef::File(PathBuf::from("brave-key")))
     );
     assert!(load("[engines]").engines.is_empty());
+}
+
+#[test]
+fn the_listener_bounds_and_the_revision_switch_are_read() {
+    // Verifies: REQ-CFG-005, REQ-MCP-006 (LIM-H1, LIM-H2, LIM-H6 and the handshake revisions, as set)
+    let c = load_file(&fixture_dir().join("valid_every_key.toml")).unwrap();
+    assert!(!c.service.handshake_revisions);
+    assert_eq!(c.limits.http_connections, 512);
+    assert_eq!(c.limits.http_request_body_bytes, 65536);
+    assert_eq!(c.limits.http_sessions, 8);
+    let floor =
+        load("[limits]\nhttp_connections = 1\nhttp_request_body_bytes = 16384\nhttp_sessions = 1");
+    assert_eq!(floor.limits.http_connections, 1);
+    assert_eq!(floor.limits.http_request_body_bytes, 16384);
+    assert_eq!(floor.limits.http_sessions, 1);
 }
 
 #[test]
