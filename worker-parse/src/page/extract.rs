@@ -37,7 +37,7 @@
 //!    repeats the document's title goes too (the title is returned apart).
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.966 on articles,
-//! 0.772 on mixed pages (anchors 0.963 and 0.763). The constants below were
+//! 0.773 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
 use std::collections::HashMap;
@@ -314,7 +314,8 @@ fn excluded(e: &Element, lenient: bool) -> bool {
 /// Class names that hide an element in the common CSS frameworks (content
 /// for screen readers only is also text no reader of the page sees). A
 /// responsive variant that shows it again (`hidden md:block`,
-/// `d-none d-md-block`) keeps it.
+/// `d-none d-md-block`) keeps it; one that hides it from a desktop's
+/// width on (`lg:hidden`, `d-md-none`, `mobile-only`) drops it.
 fn hiding_class(e: &Element) -> bool {
     let Some(class) = e.attr(&local_name!("class")) else {
         return false;
@@ -340,7 +341,32 @@ fn hiding_class(e: &Element) -> bool {
         (t.contains(':') && !t.ends_with(":hidden"))
             || (t.starts_with("d-") && *t != "d-none" && !t.ends_with("-none"))
     });
-    hides && !shows_again
+    // Hidden at a desktop's width, unless shown again at a wider one: the
+    // page is read as a desktop browser shows it, and blocks for phones
+    // only are mostly mobile menus and copies of the desktop's content.
+    let desktop_hides = tokens.iter().any(|t| {
+        matches!(
+            *t,
+            "md:hidden"
+                | "lg:hidden"
+                | "d-md-none"
+                | "d-lg-none"
+                | "hidden-lg"
+                | "visible-xs"
+                | "hide-on-desktop"
+                | "hide-desktop"
+                | "mobile-only"
+                | "show-mobile"
+                | "show-for-small-only"
+                | "hide-for-large"
+                | "only-mobile"
+        )
+    });
+    let desktop_shows = tokens.iter().any(|t| {
+        ((t.starts_with("lg:") || t.starts_with("xl:")) && !t.ends_with(":hidden"))
+            || ((t.starts_with("d-lg-") || t.starts_with("d-xl-")) && !t.ends_with("-none"))
+    });
+    (hides && !shows_again) || (desktop_hides && !desktop_shows)
 }
 
 /// Per-node character counts.

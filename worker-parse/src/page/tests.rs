@@ -641,3 +641,23 @@ fn a_product_s_specifications_stay_beside_its_blurb() {
     assert!(md.contains("Blurb sentence number 1"), "{md}");
     assert!(md.contains("- Specification 12"), "{md}");
 }
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn blocks_for_phones_only_are_left_out() {
+    // The page is read as a desktop browser shows it: a block hidden from
+    // a desktop's width on is the phone's copy, said once is enough.
+    let page = format!(
+        "<body><article>{ARTICLE}\
+         <div class=\"md:hidden\"><p>Phone copy: the bridge reopens on Friday.</p></div>\
+         <div class=\"hidden md:block\"><p>Desktop: the bridge reopens on Friday.</p></div>\
+         <div class=\"d-md-none\"><p>Phone menu</p></div>\
+         <div class=\"d-md-none d-xl-block\"><p>Wide screens: tide tables.</p></div>\
+         <div class=\"mobile-only\"><p>Open in the app</p></div></article></body>"
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Desktop: the bridge"), "{md}");
+    assert!(md.contains("Wide screens"), "{md}");
+    assert!(!md.contains("Phone"), "{md}");
+    assert!(!md.contains("in the app"), "{md}");
+}
