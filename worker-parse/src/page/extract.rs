@@ -212,6 +212,8 @@ const BOILERPLATE: &[&str] = &[
     "author-bio",
     "tags",
     "masthead",
+    // A forum member's signature, repeated under each of their posts.
+    "signature",
     "site-header",
     "site-footer",
     "menu",

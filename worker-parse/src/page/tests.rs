@@ -661,3 +661,23 @@ fn blocks_for_phones_only_are_left_out() {
     assert!(!md.contains("Phone"), "{md}");
     assert!(!md.contains("in the app"), "{md}");
 }
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn forum_signatures_are_left_out() {
+    let post = |w: &str| {
+        format!(
+            "<div class=post><div class=message><p>{}</p></div>\
+             <div class=\"message-signature\">Programming is putting bugs in. My rig: 3 GHz</div></div>",
+            prose(2, w)
+        )
+    };
+    let md = markdown(&format!(
+        "<body><div class=thread>{}{}</div></body>",
+        post("Question"),
+        post("Answer")
+    ));
+    assert!(md.contains("Question sentence number 1"), "{md}");
+    assert!(md.contains("Answer sentence number 1"), "{md}");
+    assert!(!md.contains("putting bugs in"), "{md}");
+}
