@@ -9,7 +9,8 @@
 //! method here, in passes over our bounded DOM, all iterative:
 //!
 //! 1. **Exclusion**: elements that are never content (scripts, styles,
-//!    form controls, navigation, headers, footers, sidebars), hidden or
+//!    form controls, navigation, the page's header, footers, sidebars;
+//!    a header inside an article or a section is that piece's), hidden or
 //!    non-rendered ones (`hidden`, `aria-hidden`, inline `display:none` /
 //!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
 //!    `<noscript>`, comments), and blocks whose class or id names
@@ -20,22 +21,27 @@
 //!    (the image contributes its alternative text instead).
 //! 2. **Weights**: each element's characters of text outside links, inside
 //!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
-//!    and long runs of text set straight in a block between `<br>`s.
+//!    and long runs of text set straight in a block between `<br>`s,
+//!    unless the block is the long exception in a series of short ones
+//!    (one post of a thread).
 //! 3. **Root**: from `<body>` (or a `<main>` that holds half the text),
 //!    descend into the container child that holds most of the node's
-//!    weight (paragraph text on a page of prose; elsewhere text outside
-//!    links plus a third of link text), while one does. That finds an
-//!    article's body without cutting a list of items in half.
+//!    weight (paragraph text on a page of prose, from a child holding a
+//!    third of the text at least; elsewhere text outside links plus a
+//!    third of link text), while one does. That finds an article's body
+//!    without cutting a list of items in half, or a product's
+//!    specifications off its blurb.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that
 //!    repeats the document's title goes too (the title is returned apart).
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.966 on articles,
-//! 0.762 on mixed pages (anchors 0.963 and 0.763). The constants below were
+//! 0.773 on mixed pages (anchors 0.963 and 0.763). The constants below were
 //! chosen by those measurements.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use html5ever::{LocalName, local_name};
 
@@ -65,10 +71,6 @@ const COMMENTS_REST_MIN: u32 = 400;
 /// it.
 const COMMENTS_REST_RATIO: u32 = 4;
 
-/// Prose in `<p>` below which a page's text set straight in blocks counts
-/// as prose too.
-const BARE_PROSE_MAX: u32 = u32::MAX;
-
 /// Shortest run of text set straight in a block counted as prose: longer
 /// than a teaser's or a listed item's summary.
 const BARE_PARA_MIN: u32 = 400;
@@ -78,6 +80,13 @@ const PARA_MIN: u32 = 80;
 
 /// Share of a page's text in paragraphs that makes it a page of prose.
 const PROSE_SHARE: f64 = 0.15;
+
+/// On a page of prose, the least share of a node's text outside links a
+/// child must hold for the root to move into it, however much of the
+/// paragraphs it holds: a product's or a service's page has a paragraph
+/// of blurb beside specifications, lists and tables that are its content
+/// too, where an article's body holds most of its container's text.
+const PROSE_DESCEND_TEXT_SHARE: f64 = 1.0 / 3.0;
 
 /// Off prose, link text counts for the descent divided by this: a listing's
 /// linked items count, a sidebar of links counts less than text.
@@ -204,6 +213,8 @@ const BOILERPLATE: &[&str] = &[
     "author-bio",
     "tags",
     "masthead",
+    // A forum member's signature, repeated under each of their posts.
+    "signature",
     "site-header",
     "site-footer",
     "menu",
@@ -316,7 +327,8 @@ fn excluded(e: &Element, lenient: bool) -> bool {
 /// Class names that hide an element in the common CSS frameworks (content
 /// for screen readers only is also text no reader of the page sees). A
 /// responsive variant that shows it again (`hidden md:block`,
-/// `d-none d-md-block`) keeps it.
+/// `d-none d-md-block`) keeps it; one that hides it from a desktop's
+/// width on (`lg:hidden`, `d-md-none`, `mobile-only`) drops it.
 fn hiding_class(e: &Element) -> bool {
     let Some(class) = e.attr(&local_name!("class")) else {
         return false;
@@ -342,7 +354,32 @@ fn hiding_class(e: &Element) -> bool {
         (t.contains(':') && !t.ends_with(":hidden"))
             || (t.starts_with("d-") && *t != "d-none" && !t.ends_with("-none"))
     });
-    hides && !shows_again
+    // Hidden at a desktop's width, unless shown again at a wider one: the
+    // page is read as a desktop browser shows it, and blocks for phones
+    // only are mostly mobile menus and copies of the desktop's content.
+    let desktop_hides = tokens.iter().any(|t| {
+        matches!(
+            *t,
+            "md:hidden"
+                | "lg:hidden"
+                | "d-md-none"
+                | "d-lg-none"
+                | "hidden-lg"
+                | "visible-xs"
+                | "hide-on-desktop"
+                | "hide-desktop"
+                | "mobile-only"
+                | "show-mobile"
+                | "show-for-small-only"
+                | "hide-for-large"
+                | "only-mobile"
+        )
+    });
+    let desktop_shows = tokens.iter().any(|t| {
+        ((t.starts_with("lg:") || t.starts_with("xl:")) && !t.ends_with(":hidden"))
+            || ((t.starts_with("d-lg-") || t.starts_with("d-xl-")) && !t.ends_with("-none"))
+    });
+    (hides && !shows_again) || (desktop_hides && !desktop_shows)
 }
 
 /// Per-node character counts.
@@ -416,12 +453,27 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // Pre-order pass: exclusion is inherited.
     let mut order = Vec::with_capacity(n);
     let mut stack = vec![DOCUMENT];
+    // Whether a node is inside an `<article>` or a `<section>`.
+    let mut sectioned = vec![false; n];
     while let Some(id) = stack.pop() {
         order.push(id);
         let node = &dom.nodes[id];
         let parent_skipped = node.parent.is_some_and(|p| skip[p]);
+        if let Some(p) = node.parent {
+            sectioned[id] = sectioned[p]
+                || is(dom, p, &local_name!("article"))
+                || is(dom, p, &local_name!("section"));
+        }
         skip[id] = parent_skipped
             || match &node.data {
+                // A `<header>` inside an article or a section heads that
+                // piece (its title, date, summary), not the site: HTML
+                // maps only a page-level header to the banner landmark.
+                Data::Element(e)
+                    if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
+                {
+                    hidden(e, lenient) || furniture_role(e) || hiding_class(e)
+                }
                 Data::Element(e) => excluded(e, lenient),
                 Data::Other => true,
                 _ => false,
@@ -438,13 +490,12 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         .copied()
         .find(|&id| is(dom, id, &local_name!("body")))
         .unwrap_or(DOCUMENT);
-    // Text set straight in blocks counts as prose only on a page that
-    // hardly uses `<p>`: elsewhere such blocks are mostly teasers'
-    // summaries and listings' items.
-    let mut weight = weights(dom, &order, &skip, false);
-    let bare = weight[body].para < BARE_PROSE_MAX;
-    if bare {
-        weight = weights(dom, &order, &skip, true);
+    // Long runs of text set straight in a block count as prose too, unless
+    // the block is one of a repeated kind (see `bare_prose`).
+    let mut weight = weights(dom, &order, &skip, &[]);
+    let candidates = bare_candidates(dom, &order, &skip, &weight);
+    if !candidates.is_empty() {
+        weight = weights(dom, &order, &skip, &candidates);
     }
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     // Blocks named as boilerplate go, unless they hold much of the page's
@@ -495,7 +546,8 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             mark_subtree(dom, id, &mut skip);
         }
     }
-    let weight = weights(dom, &order, &skip, bare);
+    let bare = bare_prose(dom, &order, &skip, &weight, &candidates);
+    let weight = weights(dom, &order, &skip, &bare);
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     let mut root = body;
     // A <main> (or role=main) holding most of the text is the root outright.
@@ -527,7 +579,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             .filter(|&c| !skip[c] && is_container(dom, c))
             .max_by_key(|&c| measure(c));
         match best {
-            Some(c) if total > 0.0 && f64::from(measure(c)) >= descend_share(dom, c) * total => {
+            Some(c)
+                if total > 0.0
+                    && f64::from(measure(c)) >= descend_share(dom, c) * total
+                    && (!prose
+                        || f64::from(plain(c))
+                            >= PROSE_DESCEND_TEXT_SHARE * f64::from(plain(root))) =>
+            {
                 root = c
             }
             _ => break,
@@ -590,7 +648,7 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
 
 /// Text and link characters below each node, skipped nodes left out
 /// (`order` is pre-order; walked backwards, children come before parents).
-fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: bool) -> Vec<Weight> {
+fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: &[NodeId]) -> Vec<Weight> {
     // Pre-order: whether a node is inside a link.
     let mut in_link = vec![false; dom.nodes.len()];
     for &id in order {
@@ -625,11 +683,7 @@ fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: bool) -> Vec<Weight
         if is(dom, id, &local_name!("p")) || is(dom, id, &local_name!("pre")) {
             let plain = weight[id].text.saturating_sub(weight[id].link);
             weight[id].para = if plain >= PARA_MIN { plain } else { 0 };
-        } else if bare
-            && name.is_some_and(bare_text_block)
-            && weight[id].own >= BARE_PARA_MIN
-            && weight[id].breaks >= 2
-        {
+        } else if bare.binary_search(&id).is_ok() {
             // Text set straight in a block (paragraphs as `<div>`s, or
             // runs between `<br>`s) is prose as much as a `<p>` is.
             weight[id].para = weight[id].para.saturating_add(weight[id].own);
@@ -646,6 +700,73 @@ fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: bool) -> Vec<Weight
         }
     }
     weight
+}
+
+/// Blocks with a long run of text set straight in them, between `<br>`s
+/// (sorted by id).
+fn bare_candidates(dom: &Dom, order: &[NodeId], skip: &[bool], weight: &[Weight]) -> Vec<NodeId> {
+    let mut out: Vec<NodeId> = order
+        .iter()
+        .copied()
+        .filter(|&id| {
+            !skip[id]
+                && weight[id].own >= BARE_PARA_MIN
+                && weight[id].breaks >= 2
+                && dom
+                    .element(id)
+                    .and_then(Element::html_name)
+                    .is_some_and(bare_text_block)
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The candidates whose text counts as prose (sorted by id): those not
+/// skipped, unless they are the long few of a series. A block whose tag
+/// and class other blocks with text share is one of a series (a forum's
+/// posts, a product's reviews); when most of the series is short, its
+/// long member counted as prose would pull the root into itself and lose
+/// the rest of the series. A series mostly of long runs (a thread of long
+/// posts) is prose throughout, and an article's body is one of a kind.
+fn bare_prose(
+    dom: &Dom,
+    order: &[NodeId],
+    skip: &[bool],
+    weight: &[Weight],
+    candidates: &[NodeId],
+) -> Vec<NodeId> {
+    let live: Vec<NodeId> = candidates.iter().copied().filter(|&c| !skip[c]).collect();
+    if live.is_empty() {
+        return live;
+    }
+    let kind_of = |id: NodeId| {
+        let e = dom.element(id)?;
+        Some((e.html_name()?, e.attr(&local_name!("class"))?))
+    };
+    // Per kind of a candidate: blocks of that kind with text, and the
+    // candidates among them.
+    let mut kinds: HashMap<(&LocalName, &str), (u32, u32)> = live
+        .iter()
+        .filter_map(|&c| kind_of(c))
+        .map(|k| (k, (0, 0)))
+        .collect();
+    for &id in order {
+        if skip[id] || weight[id].text == 0 {
+            continue;
+        }
+        if let Some(count) = kind_of(id).and_then(|k| kinds.get_mut(&k)) {
+            count.0 += 1;
+            count.1 += u32::from(live.binary_search(&id).is_ok());
+        }
+    }
+    live.into_iter()
+        .filter(|&c| {
+            kind_of(c)
+                .and_then(|k| kinds.get(&k))
+                .is_none_or(|&(all, long)| long * 2 >= all)
+        })
+        .collect()
 }
 
 /// Marks a node and everything below it as skipped.

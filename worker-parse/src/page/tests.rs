@@ -427,6 +427,20 @@ fn real_pages_keep_their_main_content() {
             "http://docs.mcneel.com/rhino/6/usersguide/en-us/html/ch-15_headphones.htm",
             0.95,
         ),
+        // A collection of articles whose summaries sit in each article's
+        // <header>.
+        (
+            "collection-appleinsider",
+            "https://appleinsider.com/topic/headphones",
+            0.35,
+        ),
+        // A product page whose only paragraph is a blurb beside its
+        // specifications.
+        (
+            "product-newegg",
+            "https://www.newegg.com/evga-12g-p4-3992-kr-geforce-gtx-titan-z-superclocked-12gb-graphics-card-with-fan/p/N82E16814487048",
+            0.7,
+        ),
     ] {
         let body = std::fs::read(dir.join(format!("{name}.html"))).unwrap();
         let truth = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
@@ -552,4 +566,118 @@ fn captions_give_way_to_the_image_s_alternative_text() {
     let gallery = "<body><div class=photo-caption>Harbour at dawn</div>\
         <div class=photo-caption>Market at noon</div></body>";
     assert!(markdown(gallery).contains("Market at noon"));
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn a_long_post_among_short_ones_does_not_take_the_thread_s_place() {
+    // Forum posts set between <br>s, one long and the others short: the
+    // long one is a post of the thread, not an article to read alone.
+    let long = format!(
+        "{}<br>{}<br>{}",
+        prose(3, "First"),
+        prose(3, "First"),
+        prose(3, "First")
+    );
+    let replies: String = ["Same here", "Any fix", "Check the fuse", "Thanks all"]
+        .iter()
+        .map(|w| {
+            format!(
+                "<div class=post><div class=msg>{}<br>{}</div></div>",
+                prose(1, w),
+                prose(1, w)
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div class=thread><div class=post><div class=msg>{long}</div></div>{replies}</div>\
+         <div class=teasers><p>{}</p></div></body>",
+        prose(1, "Teaser")
+    );
+    let md = markdown(&page);
+    assert!(md.contains("First sentence number 2"), "{md}");
+    assert!(md.contains("Check the fuse sentence"), "{md}");
+    assert!(md.contains("Thanks all sentence"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn an_article_s_own_header_is_read_but_the_site_s_is_not() {
+    // A <header> inside an <article> holds the piece's title and summary;
+    // a collection of such articles would be empty without them.
+    let item = |n: usize| {
+        format!(
+            "<article class=teaser><header><h2>Story {n} headline</h2>\
+             <p>Summary of story {n}, told in one line for the list.</p></header></article>"
+        )
+    };
+    let page = format!(
+        "<body><header><p>Site name and slogan</p></header>\
+         <main><section>{}{}{}</section></main></body>",
+        item(1),
+        item(2),
+        item(3)
+    );
+    let md = markdown(&page);
+    assert!(md.contains("## Story 3 headline"), "{md}");
+    assert!(md.contains("Summary of story 2"), "{md}");
+    assert!(!md.contains("Site name"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn a_product_s_specifications_stay_beside_its_blurb() {
+    // The only paragraph of a product page is its blurb; the specification
+    // list beside it is content too, and holds most of the text.
+    let specs: String = (1..=12)
+        .map(|i| format!("<li>Specification {i}: alder body, maple neck, {i} frets</li>"))
+        .collect();
+    let page = format!(
+        "<body><div class=product><div class=blurb><p>{}</p></div>\
+         <div class=specs><ul>{specs}</ul></div></div></body>",
+        prose(2, "Blurb")
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Blurb sentence number 1"), "{md}");
+    assert!(md.contains("- Specification 12"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn blocks_for_phones_only_are_left_out() {
+    // The page is read as a desktop browser shows it: a block hidden from
+    // a desktop's width on is the phone's copy, said once is enough.
+    let page = format!(
+        "<body><article>{ARTICLE}\
+         <div class=\"md:hidden\"><p>Phone copy: the bridge reopens on Friday.</p></div>\
+         <div class=\"hidden md:block\"><p>Desktop: the bridge reopens on Friday.</p></div>\
+         <div class=\"d-md-none\"><p>Phone menu</p></div>\
+         <div class=\"d-md-none d-xl-block\"><p>Wide screens: tide tables.</p></div>\
+         <div class=\"mobile-only\"><p>Open in the app</p></div></article></body>"
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Desktop: the bridge"), "{md}");
+    assert!(md.contains("Wide screens"), "{md}");
+    assert!(!md.contains("Phone"), "{md}");
+    assert!(!md.contains("in the app"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn forum_signatures_are_left_out() {
+    let post = |w: &str| {
+        format!(
+            "<div class=post><div class=message><p>{}</p></div>\
+             <div class=\"message-signature\">Programming is putting bugs in. My rig: 3 GHz</div></div>",
+            prose(2, w)
+        )
+    };
+    let md = markdown(&format!(
+        "<body><div class=thread>{}{}</div></body>",
+        post("Question"),
+        post("Answer")
+    ));
+    assert!(md.contains("Question sentence number 1"), "{md}");
+    assert!(md.contains("Answer sentence number 1"), "{md}");
+    assert!(!md.contains("putting bugs in"), "{md}");
 }
