@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
-echo "== rypsok (Markdown, CPU time, median of 5 passes)"
+echo "== rypsok (Markdown, CPU time, median of 9 passes)"
 target/release/examples/bench_extract "$bench" "$out" | tee "$out/rypsok-speed.txt"
 
 echo "== F1, articles (--strip-md)"

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! For each set it writes `OUT_DIR/<set>.json` (`{"<id>": {"articleBody": …}}`)
-//! and prints one line: pages, MB, and the median over five timed passes of
+//! and prints one line: pages, MB, and the median over nine timed passes of
 //! pages per second and MB per second (extraction only, pages in memory).
 //! Time is the process's CPU time, not the clock's: on a shared machine
 //! the clock also counts other processes' turns.
@@ -18,7 +18,7 @@ use std::path::Path;
 
 use rypsok_worker_parse::page::{PageInput, PageResult, read_page};
 
-const PASSES: usize = 5;
+const PASSES: usize = 9;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -13,7 +13,7 @@
 //! the tree is the same, for about half the work.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 
 use html5ever::interface::tree_builder::{
     ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink,
@@ -241,6 +241,7 @@ pub(crate) fn parse_with(
     skip: bool,
 ) -> Dom {
     let sink = Sink {
+        names: RefCell::new(vec![UNNAMED]),
         nodes: RefCell::new(vec![Node {
             parent: None,
             first_child: None,
@@ -302,26 +303,45 @@ pub(crate) fn parse_with(
 
 struct Sink {
     nodes: RefCell<Vec<Node>>,
+    /// Each node's name (elements') or [`UNNAMED`], by index: the tree
+    /// builder asks for names far more often than it adds nodes, and a
+    /// borrowed name costs nothing to hand out. This vector grows only in
+    /// `new_node` and `place`, which the tree builder never calls while it
+    /// holds a name.
+    names: RefCell<Vec<(Namespace, LocalName)>>,
     max_nodes: usize,
     max_depth: u32,
     cut: Cell<bool>,
 }
 
-/// An element name handed to the tree builder (atoms: cloning is cheap).
-#[derive(Debug)]
-struct Name(Namespace, LocalName);
+/// The name of a node that is not an element (the tree builder asks only
+/// for elements' names; an unnamed element would be harmless).
+const UNNAMED: (Namespace, LocalName) = (ns!(html), local_name!(""));
 
-impl ElemName for Name {
+/// An element name lent to the tree builder.
+struct Name<'a>(Ref<'a, (Namespace, LocalName)>);
+
+impl std::fmt::Debug for Name<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} {}", self.0.0, self.0.1)
+    }
+}
+
+impl ElemName for Name<'_> {
     fn ns(&self) -> &Namespace {
-        &self.0
+        &self.0.0
     }
     fn local_name(&self) -> &LocalName {
-        &self.1
+        &self.0.1
     }
 }
 
 impl Sink {
     fn new_node(&self, data: Data) -> NodeId {
+        self.names.borrow_mut().push(match &data {
+            Data::Element(e) => (e.name.ns.clone(), e.name.local.clone()),
+            _ => UNNAMED,
+        });
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(Node {
             parent: None,
@@ -409,6 +429,7 @@ impl Sink {
                     t.push_str(&text);
                     return;
                 }
+                self.names.borrow_mut().push(UNNAMED);
                 nodes.push(Node {
                     parent: None,
                     first_child: None,
@@ -429,7 +450,7 @@ impl Sink {
 impl TreeSink for Sink {
     type Handle = NodeId;
     type Output = Dom;
-    type ElemName<'a> = Name;
+    type ElemName<'a> = Name<'a>;
 
     fn finish(self) -> Dom {
         Dom {
@@ -444,13 +465,8 @@ impl TreeSink for Sink {
         DOCUMENT
     }
 
-    fn elem_name(&self, target: &NodeId) -> Name {
-        match &self.nodes.borrow()[*target].data {
-            Data::Element(e) => Name(e.name.ns.clone(), e.name.local.clone()),
-            // The tree builder asks only for elements' names; an unnamed
-            // element is harmless.
-            _ => Name(ns!(html), local_name!("")),
-        }
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Name<'a> {
+        Name(Ref::map(self.names.borrow(), |names| &names[*target]))
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {

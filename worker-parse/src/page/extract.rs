@@ -183,57 +183,138 @@ fn furniture_role(e: &Element) -> bool {
     })
 }
 
-/// Class and id words of blocks that are boilerplate wherever they are.
-const BOILERPLATE: &[&str] = &[
-    "share",
-    "sharing",
-    "social",
-    "cookie",
-    "consent",
-    "gdpr",
-    "newsletter",
-    "subscribe",
-    "related",
-    "recommend",
-    "breadcrumb",
-    "sidebar",
-    "advert",
-    "sponsor",
-    "promo",
-    "popup",
-    "modal",
-    "skip-link",
-    "pagination",
-    "comments",
-    "disqus",
-    "respond",
-    "pager",
-    "toolbar",
-    "byline",
-    "author-bio",
-    "tags",
-    "masthead",
-    // A forum member's signature, repeated under each of their posts.
-    "signature",
-    "site-header",
-    "site-footer",
-    "menu",
-    "navbar",
-    "nav-",
-    "-nav",
-];
+/// Whether a class or id word (a whole token, or a part of one between
+/// `-` and `_`) is one of blocks that are boilerplate wherever they are.
+fn boilerplate_word(w: &str) -> bool {
+    matches!(
+        w,
+        "share"
+            | "sharing"
+            | "social"
+            | "cookie"
+            | "consent"
+            | "gdpr"
+            | "newsletter"
+            | "subscribe"
+            | "related"
+            | "recommend"
+            | "breadcrumb"
+            | "sidebar"
+            | "advert"
+            | "sponsor"
+            | "promo"
+            | "popup"
+            | "modal"
+            | "skip-link"
+            | "pagination"
+            | "comments"
+            | "disqus"
+            | "respond"
+            | "pager"
+            | "toolbar"
+            | "byline"
+            | "author-bio"
+            | "tags"
+            | "masthead"
+            // A forum member's signature, repeated under each of their posts.
+            | "signature"
+            | "site-header"
+            | "site-footer"
+            | "menu"
+            | "navbar"
+    )
+}
 
-/// Whether a class or id names a comment section (a subset of
-/// [`BOILERPLATE`] words, and the containers named after them).
-fn comments_name(e: &Element) -> bool {
-    [local_name!("class"), local_name!("id")].iter().any(|a| {
-        e.attr(a).is_some_and(|v| {
-            v.split_whitespace().any(|t| {
-                let t = lower(t);
-                t.starts_with("comments") || t.contains("disqus") || t.contains("commentlist")
-            })
-        })
-    })
+/// Parts of class or id tokens that mark navigation wherever they appear
+/// in a token.
+const BOILERPLATE_AFFIXES: &[&str] = &["nav-", "-nav"];
+
+/// What the words of a class or id value say about its block.
+#[derive(Debug, Clone, Copy, Default)]
+struct Words {
+    /// A [`boilerplate_word`] or one of [`BOILERPLATE_AFFIXES`].
+    boilerplate: bool,
+    /// A word of a content container ("main-content").
+    content: bool,
+    /// A comment section's name (a subset of the boilerplate words, and
+    /// the containers named after them).
+    comments: bool,
+    /// As a class: one that hides the block ([`hiding_class`]).
+    hides: bool,
+}
+
+impl Words {
+    fn of(value: &str) -> Self {
+        let v = lower(value);
+        let tokens = || v.split_whitespace();
+        // A word matches a whole token or a part of one between `-` and
+        // `_`; a word with a dash at an end (`nav-`) matches inside a token.
+        let boilerplate = tokens().any(|token| {
+            boilerplate_word(token)
+                || token.split(['-', '_']).any(boilerplate_word)
+                || BOILERPLATE_AFFIXES.iter().any(|w| has(token, w))
+        });
+        let content = tokens().any(|t| {
+            ["article", "content", "main", "post-body", "entry"]
+                .iter()
+                .any(|w| has(t, w))
+        });
+        let comments = (memchr::memmem::find(v.as_bytes(), b"comment").is_some()
+            || memchr::memmem::find(v.as_bytes(), b"disqus").is_some())
+            && tokens()
+                .any(|t| t.starts_with("comments") || has(t, "disqus") || has(t, "commentlist"));
+        Self {
+            boilerplate,
+            content,
+            comments,
+            hides: hiding_class(value),
+        }
+    }
+}
+
+/// The [`Words`] of elements' class and id values, worked out once per
+/// distinct value: a page repeats the same classes on many elements.
+#[derive(Debug, Default)]
+struct Names<'a> {
+    seen: HashMap<&'a str, Words>,
+}
+
+impl<'a> Names<'a> {
+    fn of(&mut self, e: &'a Element) -> Words {
+        let mut all = Words::default();
+        for a in [local_name!("class"), local_name!("id")] {
+            if let Some(v) = e.attr(&a) {
+                let w = self.words(v);
+                all.boilerplate |= w.boilerplate;
+                all.content |= w.content;
+                all.comments |= w.comments;
+            }
+        }
+        all
+    }
+
+    /// Whether a class or id names boilerplate. Content containers often
+    /// carry a boilerplate word too ("article-with-sidebar",
+    /// "main-content"): those win.
+    fn boilerplate(&mut self, e: &'a Element) -> bool {
+        let w = self.of(e);
+        w.boilerplate && !w.content
+    }
+
+    /// Whether a class or id names a comment section.
+    fn comments(&mut self, e: &'a Element) -> bool {
+        self.of(e).comments
+    }
+
+    /// Whether the class hides the element.
+    fn hides(&mut self, e: &'a Element) -> bool {
+        e.attr(&local_name!("class"))
+            .is_some_and(|v| self.words(v).hides)
+    }
+
+    fn words(&mut self, v: &'a str) -> Words {
+        *self.seen.entry(v).or_insert_with(|| Words::of(v))
+    }
 }
 
 /// Whether the prose before a comment section makes the page an article
@@ -268,6 +349,17 @@ fn lower(v: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `needle` occurs in `hay`: for the short words and class names
+/// matched here, a plain scan costs less than `str::contains`, which
+/// prepares a searcher on every call.
+fn has(hay: &str, needle: &str) -> bool {
+    needle.is_empty()
+        || hay
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+}
+
 /// Whether an image is below a node.
 fn holds_image(dom: &Dom, id: NodeId) -> bool {
     let mut stack = vec![id];
@@ -280,40 +372,8 @@ fn holds_image(dom: &Dom, id: NodeId) -> bool {
     false
 }
 
-/// Whether a class or id names boilerplate.
-fn boilerplate_name(e: &Element) -> bool {
-    let (class, id) = (
-        e.attr(&local_name!("class")).map(lower),
-        e.attr(&local_name!("id")).map(lower),
-    );
-    if class.is_none() && id.is_none() {
-        return false;
-    }
-    let names = || class.iter().chain(&id).flat_map(|v| v.split_whitespace());
-    // A word matches a whole token or a part of one between `-` and `_`;
-    // a word with a dash at an end (`nav-`) matches inside a token.
-    let named = names().any(|token| {
-        BOILERPLATE.contains(&token)
-            || token
-                .split(['-', '_'])
-                .any(|part| BOILERPLATE.contains(&part))
-            || BOILERPLATE
-                .iter()
-                .filter(|w| w.starts_with('-') || w.ends_with('-'))
-                .any(|w| token.contains(w))
-    });
-    // Content containers often carry a boilerplate word too
-    // ("article-with-sidebar", "main-content"): those win.
-    named
-        && !names().any(|t| {
-            ["article", "content", "main", "post-body", "entry"]
-                .iter()
-                .any(|w| t.contains(w))
-        })
-}
-
 /// Whether an element (not its ancestors) is excluded.
-fn excluded(e: &Element, lenient: bool) -> bool {
+fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
     match e.html_name() {
         Some(&local_name!("noscript")) if lenient => {}
         Some(n) if never_content(n) => return true,
@@ -321,7 +381,7 @@ fn excluded(e: &Element, lenient: bool) -> bool {
         // SVG and MathML content is drawing, not text.
         None => return true,
     }
-    hidden(e, lenient) || furniture_role(e) || hiding_class(e)
+    hidden(e, lenient) || furniture_role(e) || names.hides(e)
 }
 
 /// Class names that hide an element in the common CSS frameworks (content
@@ -329,10 +389,7 @@ fn excluded(e: &Element, lenient: bool) -> bool {
 /// responsive variant that shows it again (`hidden md:block`,
 /// `d-none d-md-block`) keeps it; one that hides it from a desktop's
 /// width on (`lg:hidden`, `d-md-none`, `mobile-only`) drops it.
-fn hiding_class(e: &Element) -> bool {
-    let Some(class) = e.attr(&local_name!("class")) else {
-        return false;
-    };
+fn hiding_class(class: &str) -> bool {
     let class = lower(class);
     let tokens: Vec<&str> = class.split_whitespace().collect();
     let hides = tokens.iter().any(|t| {
@@ -455,6 +512,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let mut stack = vec![DOCUMENT];
     // Whether a node is inside an `<article>` or a `<section>`.
     let mut sectioned = vec![false; n];
+    let mut names = Names::default();
     while let Some(id) = stack.pop() {
         order.push(id);
         let node = &dom.nodes[id];
@@ -472,9 +530,9 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
                 Data::Element(e)
                     if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
                 {
-                    hidden(e, lenient) || furniture_role(e) || hiding_class(e)
+                    hidden(e, lenient) || furniture_role(e) || names.hides(e)
                 }
-                Data::Element(e) => excluded(e, lenient),
+                Data::Element(e) => excluded(e, lenient, &mut names),
                 Data::Other => true,
                 _ => false,
             };
@@ -492,10 +550,11 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         .unwrap_or(DOCUMENT);
     // Long runs of text set straight in a block count as prose too, unless
     // the block is one of a repeated kind (see `bare_prose`).
-    let mut weight = weights(dom, &order, &skip, &[]);
+    let text = TextCounts::new(dom, &order);
+    let mut weight = weights(dom, &order, &skip, &text, &[]);
     let candidates = bare_candidates(dom, &order, &skip, &weight);
     if !candidates.is_empty() {
-        weight = weights(dom, &order, &skip, &candidates);
+        weight = weights(dom, &order, &skip, &text, &candidates);
     }
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     // Blocks named as boilerplate go, unless they hold much of the page's
@@ -520,7 +579,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         // Replies nested in a thread are judged with the thread.
         thread[id] = dom
             .element(id)
-            .is_some_and(|e| comments_name(e) && boilerplate_name(e));
+            .is_some_and(|e| names.comments(e) && names.boilerplate(e));
         if let Some(p) = dom.nodes[id].parent {
             nested[id] = nested[p] || thread[p];
         }
@@ -539,15 +598,15 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
                         | &local_name!("article")
                 )
             )
-            && (boilerplate_name(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
+            && (names.boilerplate(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
             && (f64::from(plain(id)) < BOILERPLATE_SHARE_MAX * body_plain
-                || (comments_name(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
+                || (names.comments(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
         {
             mark_subtree(dom, id, &mut skip);
         }
     }
     let bare = bare_prose(dom, &order, &skip, &weight, &candidates);
-    let weight = weights(dom, &order, &skip, &bare);
+    let weight = weights(dom, &order, &skip, &text, &bare);
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
     let mut root = body;
     // A <main> (or role=main) holding most of the text is the root outright.
@@ -646,30 +705,65 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
     words.join(" ")
 }
 
-/// Text and link characters below each node, skipped nodes left out
-/// (`order` is pre-order; walked backwards, children come before parents).
-fn weights(dom: &Dom, order: &[NodeId], skip: &[bool], bare: &[NodeId]) -> Vec<Weight> {
-    // Pre-order: whether a node is inside a link.
-    let mut in_link = vec![false; dom.nodes.len()];
-    for &id in order {
-        if let Some(p) = dom.nodes[id].parent {
-            in_link[id] = in_link[p] || is(dom, p, &local_name!("a"));
+/// What [`weights`] reads of each text node, counted once per document.
+struct TextCounts {
+    /// Characters of a text node, whitespace collapsed (0 for others).
+    chars: Vec<u32>,
+    /// Whether a node is inside a link.
+    in_link: Vec<bool>,
+}
+
+impl TextCounts {
+    /// `order` is pre-order.
+    fn new(dom: &Dom, order: &[NodeId]) -> Self {
+        let mut chars = vec![0; dom.nodes.len()];
+        let mut in_link = vec![false; dom.nodes.len()];
+        for &id in order {
+            if let Some(p) = dom.nodes[id].parent {
+                in_link[id] = in_link[p] || is(dom, p, &local_name!("a"));
+            }
+            if let Data::Text(t) = &dom.nodes[id].data {
+                chars[id] = collapsed_chars(t);
+            }
+        }
+        Self { chars, in_link }
+    }
+}
+
+/// Characters of `t` with whitespace collapsed, one space counted after
+/// each word (`t.split_whitespace()` in one pass over the characters).
+fn collapsed_chars(t: &str) -> u32 {
+    let (mut chars, mut in_word) = (0u32, false);
+    for c in t.chars() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else {
+            // A word's first character also counts the space after it.
+            chars = chars.saturating_add(if in_word { 1 } else { 2 });
+            in_word = true;
         }
     }
+    chars
+}
+
+/// Text and link characters below each node, skipped nodes left out
+/// (`order` is pre-order; walked backwards, children come before parents).
+fn weights(
+    dom: &Dom,
+    order: &[NodeId],
+    skip: &[bool],
+    text: &TextCounts,
+    bare: &[NodeId],
+) -> Vec<Weight> {
     let mut weight = vec![Weight::default(); dom.nodes.len()];
     for &id in order.iter().rev() {
         if skip[id] {
             continue;
         }
-        if let Data::Text(t) = &dom.nodes[id].data {
-            let chars = u32::try_from(
-                t.split_whitespace()
-                    .map(|w| w.chars().count() + 1)
-                    .sum::<usize>(),
-            )
-            .unwrap_or(u32::MAX);
+        if let Data::Text(_) = &dom.nodes[id].data {
+            let chars = text.chars[id];
             weight[id].text = chars;
-            if in_link[id] {
+            if text.in_link[id] {
                 weight[id].link = chars;
             }
         }
@@ -832,4 +926,22 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
                     | local_name!("p")
             )
         })
+}
+
+#[cfg(test)]
+mod counting {
+    use proptest::prelude::*;
+
+    use super::collapsed_chars;
+
+    proptest! {
+        // Verifies: REQ-PAGE-002 (the one-pass count weighs text as before)
+        #[test]
+        fn collapsed_chars_counts_words_and_the_spaces_after_them(
+            t in "[a-zé \t\n\u{a0}\u{2003}]{0,40}",
+        ) {
+            let reference: usize = t.split_whitespace().map(|w| w.chars().count() + 1).sum();
+            prop_assert_eq!(collapsed_chars(&t) as usize, reference);
+        }
+    }
 }
