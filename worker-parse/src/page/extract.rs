@@ -267,7 +267,7 @@ impl Words {
             boilerplate,
             content,
             comments,
-            hides: hiding_class(value),
+            hides: hiding_class(&v),
         }
     }
 }
@@ -388,9 +388,9 @@ fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
 /// for screen readers only is also text no reader of the page sees). A
 /// responsive variant that shows it again (`hidden md:block`,
 /// `d-none d-md-block`) keeps it; one that hides it from a desktop's
-/// width on (`lg:hidden`, `d-md-none`, `mobile-only`) drops it.
+/// width on (`lg:hidden`, `d-md-none`, `mobile-only`) drops it. `class`
+/// is in lower case.
 fn hiding_class(class: &str) -> bool {
-    let class = lower(class);
     let tokens: Vec<&str> = class.split_whitespace().collect();
     let hides = tokens.iter().any(|t| {
         matches!(
