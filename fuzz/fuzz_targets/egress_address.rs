@@ -3,8 +3,8 @@
 //! operator rule. Checked against a simple reference: an IPv4-mapped
 //! address is classified and judged as its IPv4 address (with and without
 //! the rule as allow or deny); `64:ff9b::/96` and `64:ff9b:1::/48` are
-//! NAT64, `2001::/32` Teredo, whatever they embed; a 6to4 address is global
-//! exactly when its embedded IPv4 address is; `::a.b.c.d` is never global;
+//! NAT64, `2001::/32` Teredo and `2002::/16` 6to4, whatever they embed;
+//! `::a.b.c.d` is never global;
 //! only `2000::/3` holds global IPv6. Under no rule the verdict is
 //! `allowed` exactly for a global address on a LIM-F8 port. An address
 //! reads back from its text, and judging twice gives the same verdict.
@@ -13,8 +13,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_proto::egress::{AddressClass, AddressVerdict, EgressPolicy, classify, parse_rule};
-use rypsok_proto::limits::DEFAULT_PORTS;
+use rypsok_egress::{
+    AddressClass, AddressVerdict, DEFAULT_PORTS, EgressPolicy, classify, parse_rule,
+};
 
 fn policies(rule: Option<&str>) -> Vec<EgressPolicy> {
     let mut all = vec![EgressPolicy::default()];
@@ -42,7 +43,7 @@ fn check_v4(v4: Ipv4Addr, port: u16, rule: Option<&str>) {
             "{v4} as {mapped} under {policy:?}"
         );
     }
-    // NAT64 and Teredo refuse whatever they carry; 6to4 follows it.
+    // NAT64, Teredo and 6to4 refuse whatever they carry.
     let [a, b, c, d] = v4.octets();
     let (hi, lo) = (u16::from_be_bytes([a, b]), u16::from_be_bytes([c, d]));
     let nat64 = Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, hi, lo);
@@ -52,12 +53,11 @@ fn check_v4(v4: Ipv4Addr, port: u16, rule: Option<&str>) {
     let teredo = Ipv6Addr::new(0x2001, 0, hi, lo, 0, 0, !hi, !lo);
     assert_eq!(classify(IpAddr::V6(teredo)), AddressClass::Teredo);
     let six_to_four = Ipv6Addr::new(0x2002, hi, lo, 0, 0, 0, 0, 1);
-    let expected = if class.is_global() {
-        AddressClass::Global
-    } else {
-        AddressClass::SixToFour
-    };
-    assert_eq!(classify(IpAddr::V6(six_to_four)), expected, "{six_to_four}");
+    assert_eq!(
+        classify(IpAddr::V6(six_to_four)),
+        AddressClass::SixToFour,
+        "{six_to_four}"
+    );
     let compatible = Ipv6Addr::new(0, 0, 0, 0, 0, 0, hi, lo);
     assert!(
         !classify(IpAddr::V6(compatible)).is_global(),
@@ -71,6 +71,11 @@ fn check_any(addr: IpAddr, port: u16, rule: Option<&str>) {
     if let (IpAddr::V6(v6), true) = (addr, class.is_global()) {
         if v6.to_ipv4_mapped().is_none() {
             assert_eq!(v6.segments()[0] >> 13, 1, "{v6} is global outside 2000::/3");
+        }
+    }
+    if let IpAddr::V6(v6) = addr {
+        if v6.segments()[0] == 0x2002 {
+            assert_eq!(class, AddressClass::SixToFour, "{v6}");
         }
     }
     let plain = EgressPolicy::default().judge_addr(addr, port);

@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_proto::RobotsRules;
+use rypsok_egress::robots::RobotsRules;
 use rypsok_worker_parse::robots::{MAX_KEPT_PATTERN_BYTES, parse_robots};
 
 fn normalize(text: &str, upper: bool) -> Vec<u8> {

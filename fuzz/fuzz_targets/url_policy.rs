@@ -18,7 +18,7 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use rypsok_core::fuzzing::{load_config, url_policy};
 use rypsok_core::{Config, ErrorKind};
-use rypsok_proto::egress::classify;
+use rypsok_egress::classify;
 use rypsok_proto::limits::{DEFAULT_PORTS, URL_MAX_CHARS};
 
 static CONFIGS: LazyLock<[Config; 2]> = LazyLock::new(|| {

@@ -11,12 +11,12 @@
 //! frames bounded by LIM-W1; a frame that does not decode is a
 //! [`FrameError`], and the peer that sent it is never trusted again.
 //!
-//! [`limits`] holds every LIM value of the project in one place; [`egress`]
-//! holds the pure address and rule predicates that both the supervisor (URL
-//! pre-check) and worker-net (connect time) apply.
+//! [`limits`] holds every LIM value of the project in one place. The egress
+//! policy and the robots.txt matcher are rypsok-egress's: this crate only
+//! carries their data ([`NetInit`]'s policy, [`ParseResponse::Robots`]).
 #![forbid(unsafe_code)]
 
-pub mod egress;
+mod date;
 mod frame;
 pub mod limits;
 mod message;
@@ -25,11 +25,15 @@ pub mod probe;
 pub mod probe_gate;
 mod serve;
 
+pub use date::is_iso_date;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
     ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
-    NetInit, NetRequest, NetResponse, PageParse, ParseRequest, ParseResponse, Profile, RobotsRule,
-    RobotsRules, SeccompLevel, ToWorker, WorkerHello, WorkerKind, is_iso_date,
+    NetInit, NetRequest, NetResponse, PageParse, ParseRequest, ParseResponse, Profile,
+    SeccompLevel, ToWorker, WorkerHello, WorkerKind,
 };
+// The robots.txt rules are a parse answer's payload: named here with the
+// other messages, defined with their matcher.
+pub use rypsok_egress::robots::{RobotsRule, RobotsRules};
 pub use serve::{Dispatch, serve_requests};

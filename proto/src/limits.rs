@@ -47,8 +47,9 @@ pub const FETCH_CALL_MAX_MS: u64 = 11_000;
 pub const CONNECT_TIMEOUT_MS: u64 = 3000;
 /// LIM-F7: same-host redirects followed.
 pub const FETCH_MAX_REDIRECTS: u32 = 5;
-/// LIM-F8: ports a fetch or an engine may use without an allow rule.
-pub const DEFAULT_PORTS: [u16; 2] = [80, 443];
+/// LIM-F8: ports a fetch or an engine may use without an allow rule
+/// (defined with the egress rules, which apply it).
+pub use rypsok_egress::DEFAULT_PORTS;
 /// LIM-F9: URL length in characters.
 pub const URL_MAX_CHARS: usize = 2048;
 /// LIM-F10: fetches in flight at once.

@@ -13,8 +13,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use rypsok_egress::{AddressVerdict, canonical};
 use rypsok_proto::NetFailure;
-use rypsok_proto::egress::{AddressVerdict, canonical};
 use tokio::net::TcpStream;
 
 /// Connects to the first of `candidates` that accepts and completes
@@ -92,7 +92,7 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use rypsok_proto::egress::AddressClass;
+    use rypsok_egress::AddressClass;
 
     use super::*;
 

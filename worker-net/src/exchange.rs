@@ -42,7 +42,7 @@ use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use rypsok_proto::egress::{AddressVerdict, EgressPolicy, parse_host_name};
+use rypsok_egress::{AddressVerdict, EgressPolicy, parse_host_name};
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::io::{AsyncRead, AsyncWrite};

@@ -18,7 +18,7 @@ mod resolve;
 #[cfg(test)]
 mod test_support;
 
-use rypsok_proto::egress::EgressPolicy;
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::{
     Confinement, Dispatch, FrameError, FromWorker, NetInit, NetRequest, NetResponse, WorkerHello,
     WorkerKind, read_frame, serve_requests, write_frame,

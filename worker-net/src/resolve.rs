@@ -16,8 +16,8 @@ use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{LookupIpStrategy, ResolveHosts, ResolverConfig};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::proto::rr::Name;
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::NetFailure;
-use rypsok_proto::egress::EgressPolicy;
 
 /// Resolves host names; `None` inside when the system configuration could
 /// not be read, in which case every lookup fails with
@@ -118,7 +118,7 @@ pub(crate) fn static_answer<'a>(policy: &'a EgressPolicy, name: &str) -> Option<
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
-    use rypsok_proto::egress::StaticHost;
+    use rypsok_egress::StaticHost;
 
     use super::*;
 

@@ -1,8 +1,8 @@
 //! robots.txt (RFC 9309): a body in, the rules for rypsok out.
 //!
 //! The supervisor fetches the file and keeps the rules; matching a path
-//! against them is [`rypsok_proto::RobotsRules::allows`], which both sides
-//! share. Hand-written rather than a crate: the parser must stop at the
+//! against them is [`RobotsRules::allows`], rypsok-egress's matcher, which
+//! this crate's tests apply too. Hand-written rather than a crate: the parser must stop at the
 //! LIM-F13 bound, bound what it keeps, and select the group for our own
 //! product token with `*` as the fallback, and the format is a few lines of
 //! `key: value`.

@@ -14,8 +14,8 @@ mod tests;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::LogLevel;
-use rypsok_proto::egress::EgressPolicy;
 
 pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
 

@@ -4,7 +4,8 @@
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 
-use rypsok_proto::{ExchangeRequest, LandlockNet, Profile, WorkerHello, egress::EgressPolicy};
+use rypsok_egress::EgressPolicy;
+use rypsok_proto::{ExchangeRequest, LandlockNet, Profile, WorkerHello};
 
 use super::*;
 

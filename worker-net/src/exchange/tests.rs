@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rypsok_proto::egress::{EgressRule, RulePort, RuleTarget, StaticHost, parse_rule};
+use rypsok_egress::{EgressRule, RulePort, RuleTarget, StaticHost, parse_rule};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

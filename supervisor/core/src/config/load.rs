@@ -13,8 +13,8 @@ use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
+use rypsok_egress::{EgressPolicy, EgressRule, StaticHost, parse_host_name, parse_rule};
 use rypsok_proto::LogLevel;
-use rypsok_proto::egress::{EgressPolicy, EgressRule, StaticHost, parse_host_name, parse_rule};
 use toml::{Table, Value};
 
 use super::{

@@ -6,8 +6,8 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+use rypsok_egress::{EgressPolicy, RulePort, RuleTarget, StaticHost};
 use rypsok_proto::LogLevel;
-use rypsok_proto::egress::{EgressPolicy, RulePort, RuleTarget, StaticHost};
 
 use super::load::{PROJECT_URL, read_secret};
 use super::*;

@@ -12,7 +12,7 @@ use std::collections::{HashSet, VecDeque};
 use std::net::IpAddr;
 use std::sync::Mutex;
 
-use rypsok_proto::egress::{AddressVerdict, EgressPolicy};
+use rypsok_egress::{AddressVerdict, EgressPolicy};
 use rypsok_proto::limits::DEFAULT_PORTS;
 use url::{Host, Url};
 
@@ -91,7 +91,7 @@ pub(crate) fn check(
             // label, only letters, digits, `_` and `-`): a name the WHATWG
             // parser admits but worker-net would refuse (`a*b.example`) is
             // denied here, before any I/O.
-            let Some(name) = rypsok_proto::egress::parse_host_name(name) else {
+            let Some(name) = rypsok_egress::parse_host_name(name) else {
                 return Err(ToolError::denied(DeniedReason::Egress));
             };
             judge_name(policy, &name, port)?;
@@ -132,7 +132,7 @@ fn judge_name(policy: &EgressPolicy, name: &str, port: u16) -> Result<(), ToolEr
 /// A literal address is judged on the URL: refused → `denied`, `egress`.
 fn judge_literal(policy: &EgressPolicy, addr: IpAddr, port: u16) -> Result<String, ToolError> {
     if policy.judge_addr(addr, port).is_allowed() {
-        Ok(rypsok_proto::egress::canonical(addr).to_string())
+        Ok(rypsok_egress::canonical(addr).to_string())
     } else {
         Err(ToolError::denied(DeniedReason::Egress))
     }

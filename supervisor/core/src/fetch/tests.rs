@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rypsok_proto::egress::EgressPolicy;
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::{
     ExchangeRequest, ExchangeResponse, Header, NetFailure, ParseRequest, ParseResponse,
 };
@@ -1134,7 +1134,7 @@ mod properties {
     use std::net::Ipv4Addr;
 
     use proptest::prelude::*;
-    use rypsok_proto::egress::classify;
+    use rypsok_egress::classify;
     use serde_json::json;
 
     use super::super::policy::{ReturnedUrls, Strict, check};

@@ -1,9 +1,18 @@
-//! The egress policy's pure parts: operator rules, static host answers and
-//! the classification of addresses (design §8, REQ-SEC-005..007).
+//! rypsok-egress: the egress policy's pure parts (design §8,
+//! REQ-SEC-005..007) and the robots.txt matcher (REQ-CMP-005).
+//!
+//! - [`classify`] names why an address is special and
+//!   [`EgressPolicy::judge_addr`] gives the verdict on one destination;
+//! - [`parse_rule`] and [`parse_host_name`] read the operator's `[egress]`
+//!   rules and host names;
+//! - [`robots`] decides whether a path may be fetched under the robots.txt
+//!   rules that worker-parse extracted.
 //!
 //! These are predicates over data, with no I/O, so that the supervisor's URL
 //! pre-check and worker-net's connect-time check apply exactly the same
-//! rules. The rules travel to worker-net in [`crate::NetInit`].
+//! rules. The rules travel to worker-net inside the `NetInit` message of
+//! rypsok-proto, which depends on this crate (never the other way round).
+#![forbid(unsafe_code)]
 
 use std::net::IpAddr;
 
@@ -66,8 +75,14 @@ pub enum RulePort {
     Any,
 }
 
+/// LIM-F8: ports a fetch or an engine may use without an allow rule
+/// (rypsok-proto's `limits` lists it with the other LIM values).
+pub const DEFAULT_PORTS: [u16; 2] = [80, 443];
+
 mod rule;
 pub use rule::{RuleError, parse_host_name, parse_rule};
 
 mod address;
 pub use address::{AddressClass, AddressVerdict, canonical, classify};
+
+pub mod robots;

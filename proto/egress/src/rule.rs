@@ -26,7 +26,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use thiserror::Error;
 
 use super::{EgressRule, RulePort, RuleTarget};
-use crate::limits::DEFAULT_PORTS;
+use crate::DEFAULT_PORTS;
 
 /// RFC 1035: the longest label.
 const LABEL_MAX_BYTES: usize = 63;

@@ -1,12 +1,16 @@
 //! Which addresses an agent-directed request may reach, and the verdict on
 //! one destination (design §8, REQ-SEC-006, REQ-SEC-007).
 //!
-//! [`classify`] names why an address is special, after the IANA IPv4 and
-//! IPv6 Special-Purpose Address Registries, plus the ranges those registries
-//! leave to others (multicast, IPv6 outside `2000::/3`) and the transition
-//! encodings that carry an IPv4 address inside an IPv6 one (mapped, NAT64,
-//! 6to4, Teredo, ISATAP). Only [`AddressClass::Global`] is reachable without
-//! an allow rule.
+//! [`classify`] names why an address is special. It follows the "Globally
+//! Reachable" column of the IANA IPv4 and IPv6 Special-Purpose Address
+//! Registries row by row (a row marked `True` is global, one marked `False`,
+//! `N/A` or left blank is refused; a test reads both registries), adds the
+//! ranges those registries leave to others (multicast, IPv6 outside
+//! `2000::/3`, a globally routable metadata endpoint), and judges the
+//! transition encodings that carry an IPv4 address inside an IPv6 one
+//! (mapped, ISATAP) by that address. One registry row is refused although
+//! marked `True`: `64:ff9b::/96` (see [`AddressClass::Nat64`]). Only
+//! [`AddressClass::Global`] is reachable without an allow rule.
 //!
 //! [`EgressPolicy::judge_addr`] and [`EgressPolicy::judge_name`] apply the
 //! operator's rules on top, in one fixed order: deny, allow, class, port.
@@ -15,8 +19,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use crate::egress::EgressPolicy;
-use crate::limits::DEFAULT_PORTS;
+use crate::{DEFAULT_PORTS, EgressPolicy};
 
 /// Why an address is special, or [`AddressClass::Global`] when it is not.
 /// A closed vocabulary for logs: [`AddressClass::as_str`] renders it.
@@ -49,14 +52,11 @@ pub enum AddressClass {
     Benchmarking,
     /// `240.0.0.0/4` and IPv6 outside `2000::/3` not named otherwise.
     Reserved,
-    /// `192.0.0.0/24` and `2001::/23` (IETF protocol assignments; the few
-    /// globally reachable anycast addresses inside are refused too).
+    /// `192.0.0.0/24` and `2001::/23` (IETF protocol assignments), less
+    /// the blocks inside that the registries mark globally reachable (the
+    /// PCP, TURN and DNS-SD anycast addresses, AMT, AS112-v6, ORCHIDv2,
+    /// drone identifiers).
     ProtocolAssignments,
-    /// AS112 DNS sinks: `192.31.196.0/24`, `192.175.48.0/24`,
-    /// `2620:4f:8000::/48`.
-    As112,
-    /// `192.52.193.0/24`, automatic multicast tunnelling (RFC 7450).
-    Amt,
     /// `192.88.99.0/24`, the deprecated 6to4 relay anycast (RFC 7526).
     SixToFourRelay,
     /// `100::/64`, discard-only (RFC 6666).
@@ -67,12 +67,18 @@ pub enum AddressClass {
     Ipv4Translated,
     /// `64:ff9b::/96` and `64:ff9b:1::/48`: a NAT64 translator would carry
     /// the connection to the embedded IPv4 address, which the translator,
-    /// not rypsok, would then reach; refused whatever that address is.
+    /// not rypsok, would then reach; refused whatever that address is. The
+    /// IPv6 registry marks `64:ff9b::/96` globally reachable: this is the
+    /// one row rypsok refuses all the same, as the design's SSRF corpus
+    /// does (the translator's own network is behind it).
     Nat64,
     /// `2001::/32`: Teredo relays to an obfuscated client address; refused
     /// whatever that address is.
     Teredo,
-    /// `2002::/16` whose embedded IPv4 address is not global.
+    /// `2002::/16`, 6to4, whatever IPv4 address it embeds: deprecated
+    /// (RFC 7526), not globally reachable in the IPv6 registry, and on a
+    /// network that still uses it `2002:<site IPv4>::/48` is that site's own
+    /// internal space.
     SixToFour,
     /// An ISATAP interface identifier (`::0:5efe:a.b.c.d`,
     /// `::200:5efe:a.b.c.d`) whose embedded IPv4 address is not global.
@@ -88,7 +94,7 @@ pub enum AddressClass {
 
 impl AddressClass {
     /// Every class, for tests over the whole vocabulary.
-    pub const ALL: [Self; 26] = [
+    pub const ALL: [Self; 24] = [
         Self::Global,
         Self::Unspecified,
         Self::Loopback,
@@ -103,8 +109,6 @@ impl AddressClass {
         Self::Benchmarking,
         Self::Reserved,
         Self::ProtocolAssignments,
-        Self::As112,
-        Self::Amt,
         Self::SixToFourRelay,
         Self::Discard,
         Self::Ipv4Compatible,
@@ -134,8 +138,6 @@ impl AddressClass {
             Self::Benchmarking => "benchmarking",
             Self::Reserved => "reserved",
             Self::ProtocolAssignments => "protocol_assignments",
-            Self::As112 => "as112",
-            Self::Amt => "amt",
             Self::SixToFourRelay => "six_to_four_relay",
             Self::Discard => "discard",
             Self::Ipv4Compatible => "ipv4_compatible",
@@ -226,7 +228,7 @@ impl EgressPolicy {
     /// spelling neither escapes a deny rule nor misses an allow rule.
     pub fn judge_addr(&self, addr: IpAddr, port: u16) -> AddressVerdict {
         let canon = canonical(addr);
-        let matches = |rules: &[crate::egress::EgressRule]| {
+        let matches = |rules: &[crate::EgressRule]| {
             rules.iter().any(|rule| {
                 rule.matches_addr(addr, port) || (canon != addr && rule.matches_addr(canon, port))
             })
@@ -284,10 +286,15 @@ type Block6 = (u128, u8, AddressClass);
 
 /// IANA IPv4 Special-Purpose Address Registry, plus multicast and the
 /// globally routable metadata endpoints. First match wins, so the broadcast
-/// address precedes `240.0.0.0/4`.
-const SPECIAL_V4: [Block4; 20] = [
+/// address precedes `240.0.0.0/4`, and the globally reachable anycast
+/// addresses precede the protocol assignments that hold them. The registry's
+/// other globally reachable rows (AS112 `192.31.196.0/24` and
+/// `192.175.48.0/24`, AMT `192.52.193.0/24`) are simply absent.
+const SPECIAL_V4: [Block4; 19] = [
     (v4(255, 255, 255, 255), 32, AddressClass::Broadcast),
     (v4(168, 63, 129, 16), 32, AddressClass::Metadata),
+    (v4(192, 0, 0, 9), 32, AddressClass::Global),
+    (v4(192, 0, 0, 10), 32, AddressClass::Global),
     (v4(0, 0, 0, 0), 8, AddressClass::Unspecified),
     (v4(10, 0, 0, 0), 8, AddressClass::Private),
     (v4(100, 64, 0, 0), 10, AddressClass::SharedAddressSpace),
@@ -296,11 +303,8 @@ const SPECIAL_V4: [Block4; 20] = [
     (v4(172, 16, 0, 0), 12, AddressClass::Private),
     (v4(192, 0, 0, 0), 24, AddressClass::ProtocolAssignments),
     (v4(192, 0, 2, 0), 24, AddressClass::Documentation),
-    (v4(192, 31, 196, 0), 24, AddressClass::As112),
-    (v4(192, 52, 193, 0), 24, AddressClass::Amt),
     (v4(192, 88, 99, 0), 24, AddressClass::SixToFourRelay),
     (v4(192, 168, 0, 0), 16, AddressClass::Private),
-    (v4(192, 175, 48, 0), 24, AddressClass::As112),
     (v4(198, 18, 0, 0), 15, AddressClass::Benchmarking),
     (v4(198, 51, 100, 0), 24, AddressClass::Documentation),
     (v4(203, 0, 113, 0), 24, AddressClass::Documentation),
@@ -340,11 +344,23 @@ const SPECIAL_V6_OUTSIDE_GLOBAL: [Block6; 12] = [
     (v6(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, AddressClass::Multicast),
 ];
 
-/// IPv6 special-purpose blocks inside `2000::/3`. First match wins: Teredo
-/// and benchmarking precede the `2001::/23` that holds them. 6to4 is judged
-/// by its embedded address, apart from this table.
-const SPECIAL_V6_INSIDE_GLOBAL: [Block6; 6] = [
+/// IPv6 special-purpose blocks inside `2000::/3`. First match wins: Teredo,
+/// benchmarking and the globally reachable blocks precede the `2001::/23`
+/// that holds them. The registry's AS112 block `2620:4f:8000::/48` is
+/// globally reachable and absent.
+const SPECIAL_V6_INSIDE_GLOBAL: [Block6; 13] = [
     (v6(0x2001, 0, 0, 0, 0, 0, 0, 0), 32, AddressClass::Teredo),
+    (v6(0x2001, 1, 0, 0, 0, 0, 0, 1), 128, AddressClass::Global),
+    (v6(0x2001, 1, 0, 0, 0, 0, 0, 2), 128, AddressClass::Global),
+    (v6(0x2001, 1, 0, 0, 0, 0, 0, 3), 128, AddressClass::Global),
+    (v6(0x2001, 3, 0, 0, 0, 0, 0, 0), 32, AddressClass::Global),
+    (
+        v6(0x2001, 4, 0x112, 0, 0, 0, 0, 0),
+        48,
+        AddressClass::Global,
+    ),
+    (v6(0x2001, 0x20, 0, 0, 0, 0, 0, 0), 28, AddressClass::Global),
+    (v6(0x2001, 0x30, 0, 0, 0, 0, 0, 0), 28, AddressClass::Global),
     (
         v6(0x2001, 2, 0, 0, 0, 0, 0, 0),
         48,
@@ -360,11 +376,7 @@ const SPECIAL_V6_INSIDE_GLOBAL: [Block6; 6] = [
         32,
         AddressClass::Documentation,
     ),
-    (
-        v6(0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0),
-        48,
-        AddressClass::As112,
-    ),
+    (v6(0x2002, 0, 0, 0, 0, 0, 0, 0), 16, AddressClass::SixToFour),
     (
         v6(0x3fff, 0, 0, 0, 0, 0, 0, 0),
         20,
@@ -374,8 +386,6 @@ const SPECIAL_V6_INSIDE_GLOBAL: [Block6; 6] = [
 
 /// `2000::/3`: the only IPv6 space IANA allocates for global unicast.
 const GLOBAL_UNICAST_V6: (u128, u8) = (v6(0x2000, 0, 0, 0, 0, 0, 0, 0), 3);
-/// `2002::/16`: 6to4, the IPv4 address in bits 16..48.
-const SIX_TO_FOUR: (u128, u8) = (v6(0x2002, 0, 0, 0, 0, 0, 0, 0), 16);
 
 const fn v4(a: u8, b: u8, c: u8, d: u8) -> u32 {
     Ipv4Addr::new(a, b, c, d).to_bits()
@@ -417,12 +427,6 @@ fn classify_v6(addr: Ipv6Addr) -> AddressClass {
     {
         return class;
     }
-    if in_block6(bits, SIX_TO_FOUR.0, SIX_TO_FOUR.1) {
-        let embedded = Ipv4Addr::new(octets[2], octets[3], octets[4], octets[5]);
-        if !classify_v4(embedded).is_global() {
-            return AddressClass::SixToFour;
-        }
-    }
     // ISATAP (RFC 5214): interface identifier 00-00-5E-FE or 02-00-5E-FE
     // followed by the IPv4 address; the universal/group bits of the first
     // octet are ignored so that no spelling of it slips through.
@@ -441,7 +445,7 @@ fn classify_v6(addr: Ipv6Addr) -> AddressClass {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::egress::{EgressRule, RulePort, RuleTarget, StaticHost};
+    use crate::{EgressRule, RulePort, RuleTarget, StaticHost};
 
     use AddressClass as C;
 
@@ -500,7 +504,10 @@ mod tests {
             ("172.32.0.0", C::Global),
             ("191.255.255.255", C::Global),
             ("192.0.0.0", C::ProtocolAssignments),
-            ("192.0.0.9", C::ProtocolAssignments),
+            ("192.0.0.8", C::ProtocolAssignments),
+            ("192.0.0.9", C::Global),
+            ("192.0.0.10", C::Global),
+            ("192.0.0.11", C::ProtocolAssignments),
             ("192.0.0.170", C::ProtocolAssignments),
             ("192.0.0.255", C::ProtocolAssignments),
             ("192.0.1.0", C::Global),
@@ -509,12 +516,12 @@ mod tests {
             ("192.0.2.255", C::Documentation),
             ("192.0.3.0", C::Global),
             ("192.31.195.255", C::Global),
-            ("192.31.196.0", C::As112),
-            ("192.31.196.255", C::As112),
+            ("192.31.196.0", C::Global),
+            ("192.31.196.255", C::Global),
             ("192.31.197.0", C::Global),
             ("192.52.192.255", C::Global),
-            ("192.52.193.0", C::Amt),
-            ("192.52.193.255", C::Amt),
+            ("192.52.193.0", C::Global),
+            ("192.52.193.255", C::Global),
             ("192.52.194.0", C::Global),
             ("192.88.98.255", C::Global),
             ("192.88.99.0", C::SixToFourRelay),
@@ -525,8 +532,8 @@ mod tests {
             ("192.168.255.255", C::Private),
             ("192.169.0.0", C::Global),
             ("192.175.47.255", C::Global),
-            ("192.175.48.0", C::As112),
-            ("192.175.48.255", C::As112),
+            ("192.175.48.0", C::Global),
+            ("192.175.48.255", C::Global),
             ("192.175.49.0", C::Global),
             ("198.17.255.255", C::Global),
             ("198.18.0.0", C::Benchmarking),
@@ -583,7 +590,9 @@ mod tests {
             ("2001::", C::Teredo),
             ("2001:0:ffff:ffff:ffff:ffff:ffff:ffff", C::Teredo),
             ("2001:1::", C::ProtocolAssignments),
-            ("2001:1::1", C::ProtocolAssignments),
+            ("2001:1::1", C::Global),
+            ("2001:1::3", C::Global),
+            ("2001:1::4", C::ProtocolAssignments),
             (
                 "2001:1:ffff:ffff:ffff:ffff:ffff:ffff",
                 C::ProtocolAssignments,
@@ -591,7 +600,13 @@ mod tests {
             ("2001:2::", C::Benchmarking),
             ("2001:2:0:ffff:ffff:ffff:ffff:ffff", C::Benchmarking),
             ("2001:2:1::", C::ProtocolAssignments),
-            ("2001:3::", C::ProtocolAssignments),
+            ("2001:3::", C::Global),
+            ("2001:4::", C::ProtocolAssignments),
+            ("2001:4:112::1", C::Global),
+            ("2001:10::1", C::ProtocolAssignments),
+            ("2001:20::1", C::Global),
+            ("2001:3f:ffff::1", C::Global),
+            ("2001:40::", C::ProtocolAssignments),
             (
                 "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff",
                 C::ProtocolAssignments,
@@ -606,12 +621,12 @@ mod tests {
             ("2002:7f00:1::1", C::SixToFour),
             ("2002:c0a8:101::1", C::SixToFour),
             ("2002:a9fe:a9fe::1", C::SixToFour),
-            ("2002:808:808::1", C::Global),
+            ("2002:808:808::1", C::SixToFour),
             ("2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", C::SixToFour),
             ("2003::", C::Global),
             ("2620:4f:7fff:ffff:ffff:ffff:ffff:ffff", C::Global),
-            ("2620:4f:8000::", C::As112),
-            ("2620:4f:8000:ffff:ffff:ffff:ffff:ffff", C::As112),
+            ("2620:4f:8000::", C::Global),
+            ("2620:4f:8000:ffff:ffff:ffff:ffff:ffff", C::Global),
             ("2620:4f:8001::", C::Global),
             ("3ffe:ffff::1", C::Global),
             ("3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", C::Global),
@@ -663,12 +678,12 @@ mod tests {
             // Teredo: refused outright (server 65.54.227.120, client obfuscated).
             ("2001:0:4136:e378:8000:63bf:3fff:fdd2", C::Teredo),
             ("2001:0:4136:e378:8000:63bf:f5ff:fffe", C::Teredo),
-            // 6to4: the IPv4 address in bits 16..48.
+            // 6to4: refused whatever the IPv4 address in bits 16..48.
             ("2002:c0a8:101::", C::SixToFour),
             ("2002:a00:1::1", C::SixToFour),
             ("2002:6440:1::1", C::SixToFour),
             ("2002:e000:1::1", C::SixToFour),
-            ("2002:101:101::1", C::Global),
+            ("2002:101:101::1", C::SixToFour),
             // ISATAP: 0000:5efe or 0200:5efe (u/g bits ignored) then IPv4.
             ("2600:1f18::5efe:7f00:1", C::Isatap),
             ("2600:1f18::5efe:10.0.0.1", C::Isatap),
@@ -679,7 +694,7 @@ mod tests {
             ("2600:1f18::200:5efe:8.8.8.8", C::Global),
             ("2600:1f18::5eff:7f00:1", C::Global),
             ("2600:1f18::400:5efe:7f00:1", C::Global),
-            ("2002:808:808::5efe:7f00:1", C::Isatap),
+            ("2002:808:808::5efe:7f00:1", C::SixToFour),
             ("fe80::5efe:8.8.8.8", C::LinkLocal),
         ]);
     }

@@ -1,0 +1,60 @@
+//! The format of a date on the wire (`EngineHit::date`): worker-parse
+//! writes only dates that pass [`is_iso_date`], and the supervisor checks
+//! each one again when it ranks the hits (a worker's answer is never
+//! trusted). Both sides apply this one definition, so it lives in the crate
+//! they share, beside the message type, not in it.
+
+/// Whether `text` is a date as [`EngineHit::date`](crate::EngineHit::date) carries it: `YYYY-MM-DD`
+/// naming a real day of the proleptic Gregorian calendar.
+pub fn is_iso_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (Some(year), Some(month), Some(day)) =
+        (number(&b[0..4]), number(&b[5..7]), number(&b[8..10]))
+    else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    year >= 1 && (1..=days).contains(&day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Verifies: REQ-CTX-001 (a date is YYYY-MM-DD of a real day, else absent)
+    #[test]
+    fn only_real_days_in_the_one_form_pass() {
+        for good in ["2024-02-29", "2000-02-29", "2023-12-31", "0001-01-01"] {
+            assert!(is_iso_date(good), "{good}");
+        }
+        for bad in [
+            "2023-02-29",
+            "1900-02-29",
+            "2024-13-01",
+            "2024-00-10",
+            "2024-04-31",
+            "0000-01-01",
+            "2024-1-01",
+            "2024-01-01T00:00:00",
+            "２０２４-01-01",
+            "",
+        ] {
+            assert!(!is_iso_date(bad), "{bad}");
+        }
+    }
+}
