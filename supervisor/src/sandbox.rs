@@ -18,6 +18,7 @@
 //! except the two in [`kernel`], the one module that opts out of the
 //! workspace's `unsafe_code` lint.
 
+mod common;
 mod net;
 mod parse;
 
@@ -29,7 +30,7 @@ use landlock::{
     RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use nix::sys::resource::{Resource, setrlimit};
-use rypsok_proto::egress::{EgressPolicy, RulePort};
+use rypsok_egress::{EgressPolicy, RulePort};
 use rypsok_proto::limits::{DEFAULT_PORTS, NET_WORKER_MEMORY_BYTES, PARSE_WORKER_MEMORY_BYTES};
 use rypsok_proto::{Confinement, LandlockLevel, LandlockNet, SeccompLevel, WorkerKind};
 use seccompiler::{
@@ -109,7 +110,7 @@ fn confine(
         );
     }
     let list = allow_list(kind);
-    match install_seccomp(list) {
+    match install_seccomp(&list) {
         Ok(()) => {
             report.seccomp = SeccompLevel::Applied;
             report.syscalls = u16::try_from(list.len()).unwrap_or(u16::MAX);
@@ -149,12 +150,14 @@ fn drop_capabilities() -> bool {
     .all(|set| caps::read(None, set).is_ok_and(|c| c.is_empty()))
 }
 
-/// The allow-list of one kind of worker.
-pub(crate) fn allow_list(kind: WorkerKind) -> &'static [Allow] {
-    match kind {
+/// The allow-list of one kind of worker: the entries both share, then the
+/// worker's own.
+pub(crate) fn allow_list(kind: WorkerKind) -> Vec<Allow> {
+    let own = match kind {
         WorkerKind::Net => net::ALLOWED,
         WorkerKind::Parse => parse::ALLOWED,
-    }
+    };
+    common::ALLOWED.iter().chain(own).copied().collect()
 }
 
 fn thread_count() -> Option<u32> {

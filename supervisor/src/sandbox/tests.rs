@@ -1,7 +1,7 @@
 //! The allow-lists as data: each compiles, names each call once, and leaves
 //! out what the design forbids.
 
-use rypsok_proto::egress::parse_rule;
+use rypsok_egress::parse_rule;
 
 use super::*;
 
@@ -13,7 +13,7 @@ fn numbers(kind: WorkerKind) -> Vec<libc::c_long> {
 #[test]
 fn both_allow_lists_compile() {
     for kind in [WorkerKind::Net, WorkerKind::Parse] {
-        let program = compile(allow_list(kind)).unwrap();
+        let program = compile(&allow_list(kind)).unwrap();
         assert!(!program.is_empty());
     }
 }
