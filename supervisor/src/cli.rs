@@ -210,7 +210,7 @@ fn check_confinement(config: &Config) -> bool {
 /// Loads the configuration file, or the defaults when none is named.
 fn load(path: Option<&std::path::Path>) -> Result<Config, Vec<ConfigProblem>> {
     match path {
-        Some(path) => rypsok_core::config::load_file(path),
+        Some(path) => crate::secrets::load_file(path),
         None => Ok(Config::defaults()),
     }
 }

@@ -588,7 +588,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
     let token = match &config.http.auth_token {
         None => None,
-        Some(reference) => match rypsok_core::read_secret(reference) {
+        Some(reference) => match crate::secrets::read_secret(reference) {
             Some(token) => Some(Sha256::digest(token.as_bytes()).into()),
             None => {
                 tracing::error!(

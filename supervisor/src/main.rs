@@ -9,6 +9,7 @@ mod cli;
 mod http;
 mod mcp;
 mod sandbox;
+mod secrets;
 mod serve;
 mod telemetry;
 mod worker;

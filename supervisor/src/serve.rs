@@ -122,6 +122,7 @@ pub(crate) async fn start(
         Arc::clone(config),
         workers.clone(),
         workers.clone(),
+        &crate::secrets::engine_credentials(config),
     ));
     Ok((workers, services))
 }

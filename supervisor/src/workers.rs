@@ -367,6 +367,9 @@ async fn start<P: Protocol>(
     spawner: &Spawner,
     spec: &WorkerSpec,
 ) -> Result<Arc<Conn<P>>, StartError> {
+    // The one place a process is started: a worker, from this binary, with
+    // an empty environment and its stdio as the frame pipes.
+    #[allow(clippy::disallowed_methods)]
     let mut cmd = Command::new(&spec.exe);
     cmd.arg("__worker")
         .arg(spec.kind.as_str())

@@ -1,4 +1,6 @@
 //! The operator's command line (design §13.1, §13.2).
+// Black-box tests start the binary as an operator would.
+#![allow(clippy::disallowed_methods)]
 
 use std::process::Command;
 

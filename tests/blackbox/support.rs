@@ -333,6 +333,8 @@ impl Server {
 
     fn spawn(transport: &str, config: Option<&str>, env: &[(&str, &str)]) -> Self {
         let dir = TempDir::new("serve");
+        // Black-box tests start the binary as a host would.
+        #[allow(clippy::disallowed_methods)]
         let mut cmd = Command::new(binary());
         cmd.args(["serve", "--transport", transport])
             .env_remove("RYPSOK_CONFIG")

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use rypsok_egress::EgressPolicy;
 use rypsok_proto::LogLevel;
 
-pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
+pub use load::{ConfigProblem, PROJECT_URL, load_str};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;

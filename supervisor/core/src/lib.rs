@@ -31,7 +31,6 @@ mod status;
 pub mod tools;
 mod validate;
 
-pub use config::load::read_secret;
 pub use config::{Config, ConfigProblem};
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};

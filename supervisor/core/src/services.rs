@@ -2,6 +2,7 @@
 //! (REQ-ARCH-007, REQ-MAIN-002). Each takes the caller's raw argument object
 //! and answers a [`ToolOutput`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rypsok_proto::LogLevel;
@@ -9,7 +10,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::config::{Config, EngineConfig, load::read_secret};
+use crate::config::{Config, EngineConfig};
 use crate::engine::{Credential, Driver};
 use crate::error::{ToolError, UnavailableReason};
 use crate::health::Health;
@@ -99,10 +100,16 @@ pub fn user_agent(config: &Config) -> String {
 }
 
 impl Services {
-    /// Builds the services. Reads each engine's credential once; an engine
-    /// that needs one and has none is inactive, with one log line
-    /// (REQ-OPS-003).
-    pub fn new(config: Arc<Config>, net: Arc<dyn NetPort>, parse: Arc<dyn ParsePort>) -> Self {
+    /// Builds the services. `credentials` holds each engine's credential by
+    /// engine id, as the adapter read it once at start from where the
+    /// engine's `credential` reference points (REQ-CFG-004); an engine that
+    /// needs one and has none is inactive, with one log line (REQ-OPS-003).
+    pub fn new(
+        config: Arc<Config>,
+        net: Arc<dyn NetPort>,
+        parse: Arc<dyn ParsePort>,
+        credentials: &HashMap<String, String>,
+    ) -> Self {
         let engines = config
             .engines
             .iter()
@@ -111,7 +118,7 @@ impl Services {
                 if !engine.enabled {
                     return EngineSlot::Disabled { id, reason: DisabledReason::Disabled };
                 }
-                let credential = engine.credential.as_ref().and_then(read_secret).map(Credential::new);
+                let credential = credentials.get(&id).cloned().map(Credential::new);
                 let has_credential = credential.is_some();
                 let driver = Driver::for_type(engine.kind);
                 let admission = driver.admission();

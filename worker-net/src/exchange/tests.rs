@@ -815,6 +815,8 @@ async fn environment_proxies_are_ignored() {
         .await;
         let proxy = TestServer::start(response("200 OK", "", "proxied")).await;
         let proxy_url = format!("http://127.0.0.1:{}", proxy.port());
+        // The test reruns itself in a child with a proxy environment.
+        #[allow(clippy::disallowed_methods)]
         let mut child = std::process::Command::new(std::env::current_exe().unwrap());
         child
             .args([

@@ -9,9 +9,8 @@
 //! see it again in a terminal or a log.
 
 use std::fmt;
-use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rypsok_egress::{EgressPolicy, EgressRule, StaticHost, parse_host_name, parse_rule};
 use rypsok_proto::LogLevel;
@@ -43,9 +42,6 @@ const HTTP_BODY_BYTES_FLOOR: i64 = 16 * 1024;
 const HTTP_BODY_BYTES_CEILING: i64 = 8 * 1024 * 1024;
 /// More languages than this would only bloat the tool definitions (LIM-I1).
 const LANGUAGES_MAX: usize = 20;
-/// A secret file is read up to this size: a token is a line, and a
-/// reference to a device or a log file must not fill memory.
-const SECRET_FILE_MAX_BYTES: u64 = 64 * 1024;
 /// The `{lang}` placeholder of an endpoint template, and what stands in for
 /// it when the template is validated.
 const LANG_PLACEHOLDER: &str = "{lang}";
@@ -89,17 +85,9 @@ impl fmt::Display for ConfigProblem {
     }
 }
 
-/// Reads and validates the file at `path`.
-pub fn load_file(path: &Path) -> Result<Config, Vec<ConfigProblem>> {
-    // The I/O error is not reported: its text can carry the path, and the
-    // operator already knows which file they named.
-    match std::fs::read_to_string(path) {
-        Ok(text) => load_str(&text),
-        Err(_) => Err(vec![whole_file("cannot read the configuration file")]),
-    }
-}
-
 /// Validates configuration text; `""` gives the defaults (REQ-CFG-003).
+/// The adapter reads the file and hands its text here: the core reads no
+/// file.
 pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
     let root: Table = match text.parse() {
         Ok(root) => root,
@@ -125,28 +113,6 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
         // keeps a slip in that rule from passing an invalid file.
         (None, true) => Err(vec![whole_file("the configuration could not be built")]),
     }
-}
-
-/// Reads a secret from where `reference` points: an environment variable's
-/// value, or the first line of a file, trimmed. `None` when it is missing,
-/// empty or unreadable. The value is never logged.
-pub fn read_secret(reference: &SecretRef) -> Option<String> {
-    let raw = match reference {
-        SecretRef::Env(name) => std::env::var(name).ok()?,
-        SecretRef::File(path) => read_first_line(path)?,
-    };
-    let secret = raw.trim();
-    (!secret.is_empty()).then(|| secret.to_owned())
-}
-
-fn read_first_line(path: &Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(SECRET_FILE_MAX_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    text.lines().next().map(str::to_owned)
 }
 
 impl SafeSearch {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use rypsok_egress::{EgressPolicy, RulePort, RuleTarget, StaticHost};
 use rypsok_proto::LogLevel;
 
-use super::load::{PROJECT_URL, read_secret};
+use super::load::PROJECT_URL;
 use super::*;
 use crate::limits;
 
@@ -28,13 +28,8 @@ fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")
 }
 
-/// A file under the system's temporary directory, unique to this test.
-fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("rypsok-config-{}-{name}", std::process::id()));
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
+// The core reads no file; its tests read their fixtures.
+#[allow(clippy::disallowed_methods)]
 #[test]
 fn every_fixture_gives_exactly_its_expected_problems() {
     // Verifies: REQ-CFG-005 (each refusal, with its key path, and nothing else)
@@ -53,7 +48,7 @@ fn every_fixture_gives_exactly_its_expected_problems() {
             .collect();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(!expected.is_empty(), "{name}: no `# expect:` line");
-        let actual: Vec<String> = match load_file(&path) {
+        let actual: Vec<String> = match load_str(&text) {
             Ok(_) => vec!["ok".to_owned()],
             Err(problems) => problems.iter().map(ToString::to_string).collect(),
         };
@@ -167,7 +162,7 @@ fn engines_table_lists_exactly_its_engines_in_file_order() {
 #[test]
 fn the_listener_bounds_and_the_revision_switch_are_read() {
     // Verifies: REQ-CFG-005, REQ-MCP-006 (LIM-H1, LIM-H2, LIM-H6 and the handshake revisions, as set)
-    let c = load_file(&fixture_dir().join("valid_every_key.toml")).unwrap();
+    let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
     assert!(!c.service.handshake_revisions);
     assert_eq!(c.limits.http_connections, 512);
     assert_eq!(c.limits.http_request_body_bytes, 65536);
@@ -343,24 +338,6 @@ fn unsupported_version_stops_validation() {
 }
 
 #[test]
-fn unreadable_file_is_one_problem_without_a_path() {
-    // Verifies: REQ-CFG-005 (a missing file named explicitly is an error)
-    let missing = fixture_dir().join("no-such-file.toml");
-    let problems = load_file(&missing).unwrap_err();
-    assert_eq!(
-        problems,
-        [ConfigProblem {
-            path: String::new(),
-            message: "cannot read the configuration file".to_owned()
-        }]
-    );
-    assert_eq!(
-        problems[0].to_string(),
-        "cannot read the configuration file"
-    );
-}
-
-#[test]
 fn problem_display_joins_path_and_message() {
     // Verifies: REQ-CFG-005 (problems name their key path)
     let problem = ConfigProblem {
@@ -415,43 +392,4 @@ fn choice_spellings_round_trip() {
         let c = load(&format!("[engines.e]\ntype = \"{}\"", kind.as_str()));
         assert_eq!(c.engines[0].kind, kind);
     }
-}
-
-#[test]
-fn read_secret_takes_the_first_line_of_a_file_trimmed() {
-    // Verifies: REQ-CFG-004 (secrets read by reference at start)
-    let path = temp_file("first-line", b"  s3cret-token \nsecond line\n");
-    assert_eq!(
-        read_secret(&SecretRef::File(path.clone())).as_deref(),
-        Some("s3cret-token")
-    );
-    std::fs::remove_file(&path).unwrap();
-    // Gone, empty, blank or not UTF-8: no secret.
-    assert_eq!(read_secret(&SecretRef::File(path)), None);
-    for (name, contents) in [
-        ("empty", &b""[..]),
-        ("blank", b"  \n"),
-        ("binary", b"\xff\xfe\n"),
-    ] {
-        let path = temp_file(name, contents);
-        assert_eq!(read_secret(&SecretRef::File(path.clone())), None, "{name}");
-        std::fs::remove_file(&path).unwrap();
-    }
-}
-
-#[test]
-fn read_secret_reads_an_environment_variable() {
-    // Verifies: REQ-CFG-004 (secrets read by reference at start)
-    // Tests cannot set variables (`set_var` is unsafe and the crate forbids
-    // unsafe code), so they read one that cargo sets for every test run.
-    assert_eq!(
-        read_secret(&SecretRef::Env("CARGO_PKG_NAME".to_owned())).as_deref(),
-        Some(env!("CARGO_PKG_NAME"))
-    );
-    assert_eq!(
-        read_secret(&SecretRef::Env(
-            "RYPSOK_TEST_SURELY_UNSET_VARIABLE".to_owned()
-        )),
-        None
-    );
 }

@@ -533,10 +533,12 @@ mod tests {
                         Some(SecretRef::Env("RYPSOK_TEST_UNSET_BRAVE_KEY".to_owned()));
                 }
             }
+            // The adapter found no secret where the reference points.
             let services = Services::new(
                 Arc::new(config),
                 Arc::new(Net::default()),
                 Arc::new(Parse::default()),
+                &std::collections::HashMap::new(),
             );
             let status = services.engine_status(&Map::new()).await.unwrap();
             let brave = status["engines"]
@@ -552,21 +554,18 @@ mod tests {
         }
 
         #[tokio::test]
-        async fn a_brave_engine_with_a_key_file_searches_with_the_key_in_its_header() {
+        async fn a_brave_engine_with_a_key_searches_with_the_key_in_its_header() {
             // Verifies: REQ-CFG-004, REQ-ENG-001, REQ-CMP-003
-            let path =
-                std::env::temp_dir().join(format!("rypsok-brave-key-{}", std::process::id()));
-            std::fs::write(&path, format!("{KEY}\nignored second line\n")).unwrap();
             let mut config = Config::defaults();
             config.engines.retain(|e| e.kind == EngineType::Brave);
-            config.engines[0].credential = Some(SecretRef::File(path.clone()));
             config.search.region = "DE".to_owned();
             config.search.safe_search = SafeSearch::Strict;
             let net = Arc::new(Net::default());
             let parse = Arc::new(Parse::default());
-            let services = Services::new(Arc::new(config), net.clone(), parse.clone());
-            // Read once, at start: the file is no longer needed.
-            std::fs::remove_file(&path).unwrap();
+            // The key as the adapter read it at start.
+            let credentials = [(config.engines[0].id.clone(), KEY.to_owned())].into();
+            let services =
+                Services::new(Arc::new(config), net.clone(), parse.clone(), &credentials);
 
             let answer = services
                 .web_search(&args(

@@ -186,7 +186,12 @@ impl Site {
             seen: Mutex::new(Vec::new()),
             connect_fails: Mutex::new(Vec::new()),
         });
-        let services = Services::new(Arc::new(config), net.clone(), Arc::new(InProcessParse));
+        let services = Services::new(
+            Arc::new(config),
+            net.clone(),
+            Arc::new(InProcessParse),
+            &HashMap::new(),
+        );
         Self { services, net }
     }
 

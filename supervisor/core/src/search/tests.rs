@@ -122,15 +122,6 @@ fn services_with(
     behaviours: &[(&'static str, Behaviour)],
     extra: &str,
 ) -> (Services, Arc<FakeNet>) {
-    // One key file per call: tests run in parallel, and a file another
-    // test is rewriting can read empty.
-    static KEYS: AtomicUsize = AtomicUsize::new(0);
-    let key = std::env::temp_dir().join(format!(
-        "rypsok-core-test-key-{}-{}",
-        std::process::id(),
-        KEYS.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::write(&key, "test-key\n").unwrap();
     let config = load_str(&format!(
         r#"{extra}
 [engines.wikipedia]
@@ -139,9 +130,8 @@ endpoint = "https://wikipedia.test/w/api.php"
 [engines.brave]
 type = "brave"
 endpoint = "https://brave.test/res/v1/web/search"
-api_key_file = "{}"
-"#,
-        key.display()
+api_key_file = "brave-key"
+"#
     ))
     .unwrap();
     let net = Arc::new(FakeNet {
@@ -150,9 +140,14 @@ api_key_file = "{}"
         started: AtomicUsize::new(0),
         abandoned: Arc::new(AtomicUsize::new(0)),
     });
-    let services = Services::new(Arc::new(config), net.clone(), Arc::new(InProcessParse));
-    // The key was read once at start.
-    std::fs::remove_file(&key).unwrap();
+    // The key as the adapter read it from the file at start.
+    let credentials = HashMap::from([("brave".to_owned(), "test-key".to_owned())]);
+    let services = Services::new(
+        Arc::new(config),
+        net.clone(),
+        Arc::new(InProcessParse),
+        &credentials,
+    );
     (services, net)
 }
 
