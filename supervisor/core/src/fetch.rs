@@ -23,17 +23,19 @@ use rypsok_proto::{
     ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, ParseRequest, ParseResponse,
     Profile,
 };
-use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 use url::Url;
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::{Config, SecretDetection};
-use crate::error::{DeniedReason, ErrorKind, Notice, NoticeCode, ToolError, UnavailableReason};
+use crate::error::{
+    DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
+};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::PortError;
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
+use crate::response::FetchResponse;
 use crate::services::Services;
 use crate::validate::FetchArgs;
 
@@ -94,7 +96,7 @@ pub(crate) async fn fetch(
     caller: &Caller,
     args: FetchArgs,
     started: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let config = &services.config;
     let state = &services.fetch;
     let target = policy::check(&args.url, config, &state.returned, Strict::Check)
@@ -133,10 +135,10 @@ pub(crate) async fn fetch(
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
-            let reason = e.reason();
+            let reason = e.reason().unwrap_or_default();
             tracing::info!(
                 event = "fetch_result",
-                outcome = e.kind.as_str(),
+                outcome = e.kind().as_str(),
                 reason,
                 "fetch failed"
             );
@@ -152,10 +154,10 @@ fn host_may_be_logged(config: &Config, text: &str) -> bool {
 }
 
 fn log_refusal(e: &ToolError) {
-    let reason = e.reason();
+    let reason = e.reason().unwrap_or_default();
     tracing::info!(
         event = "fetch_refused",
-        kind = e.kind.as_str(),
+        kind = e.kind().as_str(),
         reason,
         "fetch refused by policy"
     );
@@ -168,7 +170,7 @@ async fn run(
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let config = &services.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
@@ -266,18 +268,17 @@ async fn run(
         .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
 }
 
+/// Whether `e` is the denial of a robots.txt rule.
+fn is_robots_denial(e: &ToolError) -> bool {
+    e.is_denied_for(DeniedReason::RobotsTxt)
+}
+
 /// A redirect target passes the whole URL policy again; a location the
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
-/// Whether `e` is the denial of a robots.txt rule.
-fn is_robots_denial(e: &ToolError) -> bool {
-    e.kind == ErrorKind::Denied
-        && e.detail.get("reason").and_then(Value::as_str) == Some(DeniedReason::RobotsTxt.as_str())
-}
-
 fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, ToolError> {
     policy::check(text, &services.config, &services.fetch.returned, strict).map_err(|e| {
-        if e.kind == ErrorKind::InvalidRequest {
+        if e.kind() == ErrorKind::InvalidRequest {
             ToolError::denied(DeniedReason::Egress)
         } else {
             e
@@ -293,7 +294,7 @@ fn respond(
     markdown: &str,
     partial: bool,
     args: &FetchArgs,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
     let content = clean_document_text(markdown);
     let length = content.text.chars().count();
@@ -322,25 +323,17 @@ fn respond(
         notices.push(Notice::counted(NoticeCode::InstructionLikeContent, flagged));
     }
     if partial {
-        notices.push(Notice {
-            code: NoticeCode::ExtractionPartial,
-            engine: None,
-            reason: None,
-            count: None,
-        });
+        notices.push(Notice::bare(NoticeCode::ExtractionPartial));
     }
-    let mut response = json!({
-        "outcome": "ok",
-        "notices": notices,
-        "url": url,
-        "title": title.text,
-        "content": window,
-        "truncated": truncated,
-    });
-    if let (true, Some(map)) = (truncated, response.as_object_mut()) {
-        map.insert("next_start_char".to_owned(), json!(end));
-    }
-    Ok(response)
+    Ok(FetchResponse {
+        outcome: Outcome::Ok,
+        notices,
+        url,
+        title: title.text,
+        content: window.to_owned(),
+        truncated,
+        next_start_char: truncated.then_some(end as u64),
+    })
 }
 
 /// The characters `start..end` of `text`, counted in Unicode scalar values.

@@ -12,14 +12,13 @@ use rypsok_proto::{
     EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, ParseRequest,
     ParseResponse, Profile,
 };
-use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::boundary::clean_markup_text;
 use crate::config::SecretDetection;
 use crate::engine::SearchContext;
 use crate::error::{
-    DropReason, EngineErrorClass, ErrorKind, Notice, NoticeCode, Outcome, SkipReason, ToolError,
+    DeniedReason, DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
     UnavailableReason,
 };
 use crate::health::{Admit, Failure, ProbeGuard};
@@ -29,6 +28,7 @@ use crate::limits::{
     TITLE_MAX_CHARS, URL_MAX_CHARS,
 };
 use crate::ports::PortError;
+use crate::response::{SearchResponse, SearchResult};
 use crate::secret;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
@@ -60,7 +60,7 @@ pub(crate) async fn search(
     services: &Services,
     args: SearchArgs,
     started: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<SearchResponse, ToolError> {
     let config = &services.config;
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
@@ -103,11 +103,7 @@ pub(crate) async fn search(
             },
         };
         match admitted {
-            Err(reason) => notices.push(Notice::engine(
-                NoticeCode::EngineSkipped,
-                &engine.config.id,
-                reason.as_str(),
-            )),
+            Err(reason) => notices.push(Notice::engine_skipped(&engine.config.id, reason)),
             Ok(probe) => {
                 selected.push(engine);
                 probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
@@ -191,11 +187,7 @@ pub(crate) async fn search(
             }
         };
         failures.push(class);
-        notices.push(Notice::engine(
-            NoticeCode::EngineUnavailable,
-            &engine.config.id,
-            class.as_str(),
-        ));
+        notices.push(Notice::engine_failed(&engine.config.id, class));
     }
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
@@ -216,18 +208,19 @@ pub(crate) async fn search(
         &mut notices,
     );
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
-    services.fetch.record_returned(
-        config,
-        results
-            .iter()
-            .filter_map(|r| r.get("url").and_then(Value::as_str)),
-    );
+    services
+        .fetch
+        .record_returned(config, results.iter().map(|result| result.url.as_str()));
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
         (false, _) => Outcome::Partial,
     };
-    Ok(json!({ "outcome": outcome.as_str(), "notices": notices, "results": results }))
+    Ok(SearchResponse {
+        outcome,
+        notices,
+        results,
+    })
 }
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
@@ -392,23 +385,15 @@ fn check_secrets(
             tracing::info!(
                 event = "refused",
                 tool = "web_search",
-                reason = SECRET_IN_QUERY,
+                reason = DeniedReason::SecretInQuery.as_str(),
                 kind = first.kind.as_str(),
                 "query refused: it carries a credential"
             );
-            Err(ToolError {
-                kind: ErrorKind::Denied,
-                message: "the query looks like it carries a credential; remove it and search again"
-                    .to_owned(),
-                detail: json!({
-                    "reason": SECRET_IN_QUERY,
-                    "kind": first.kind.as_str(),
-                    "position": first.position,
-                })
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            })
+            Err(ToolError::denied_secret(
+                DeniedReason::SecretInQuery,
+                first.kind.as_str(),
+                first.position as u64,
+            ))
         }
         SecretDetection::Warn => {
             tracing::warn!(
@@ -430,10 +415,6 @@ fn check_secrets(
         SecretDetection::Off => Ok(()),
     }
 }
-
-/// The `denied` reason of a credential in a query (§4). The denied reasons
-/// are spelled here until the fetch pipeline brings their vocabulary.
-const SECRET_IN_QUERY: &str = "secret_in_query";
 
 /// One result after merging: every observation of one comparison key.
 struct Merged {
@@ -467,7 +448,7 @@ fn merge(
     per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
     max_results: usize,
     notices: &mut Vec<Notice>,
-) -> Vec<Value> {
+) -> Vec<SearchResult> {
     let mut tally = Tally::default();
     let mut merged: Vec<Merged> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -557,15 +538,14 @@ fn merge(
             Some((_, https)) if !m.hit.url.starts_with("https:") => https,
             _ => m.hit.url,
         };
-        let mut result = json!({ "title": title.text, "url": url, "snippet": snippet.text });
-        if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
-            obj.insert("date".to_owned(), json!(date));
-        }
         let required = m.engines.iter().any(|id| services.attribution_required(id));
-        if let (true, Some(obj)) = (attribution || required, result.as_object_mut()) {
-            obj.insert("engines".to_owned(), json!(m.engines));
-        }
-        results.push(result);
+        results.push(SearchResult {
+            title: title.text,
+            url,
+            snippet: snippet.text,
+            date: m.hit.date,
+            engines: (attribution || required).then_some(m.engines),
+        });
     }
     for (code, n) in [
         (NoticeCode::SnippetTruncated, tally.snippets_cut),
@@ -586,12 +566,7 @@ fn merge(
         (DropReason::UrlInvalid, tally.url_invalid),
     ] {
         if n > 0 {
-            notices.push(Notice {
-                code: NoticeCode::ResultsDropped,
-                engine: None,
-                reason: Some(reason.as_str()),
-                count: Some(n),
-            });
+            notices.push(Notice::dropped(reason, n));
         }
     }
     results

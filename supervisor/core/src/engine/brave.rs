@@ -568,7 +568,7 @@ mod tests {
                 Arc::new(Net::default()),
                 Arc::new(Parse::default()),
             );
-            let status = services.engine_status(&Map::new()).await.unwrap();
+            let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
             let brave = status["engines"]
                 .as_array()
                 .unwrap()
@@ -603,7 +603,8 @@ mod tests {
                     json!({"query": "rust", "category": "news", "time_range": "week"}),
                 ))
                 .await
-                .unwrap();
+                .unwrap()
+                .to_wire();
             assert_eq!(answer["outcome"], "ok");
             // Brave's results name their engine (REQ-CMP-003).
             assert_eq!(answer["results"][0]["engines"], json!(["brave"]));

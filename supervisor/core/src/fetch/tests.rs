@@ -204,7 +204,8 @@ impl Site {
         self.services
             .web_fetch(&args)
             .await
-            .map_err(|e| e.to_json()["error"].clone())
+            .map(|response| response.to_wire())
+            .map_err(|e| e.to_wire()["error"].clone())
     }
 }
 
@@ -1124,7 +1125,7 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
     let first = tokio::spawn(call("a", "https://example.org/slow"));
     sleep(Duration::from_millis(100)).await;
     let e = call("a", "https://example.org/x").await.unwrap_err();
-    assert_eq!(e.detail["reason"], json!("busy"));
+    assert_eq!(e.detail()["reason"], json!("busy"));
     assert!(call("b", "https://example.org/x").await.is_ok());
     assert!(first.await.unwrap().is_ok());
 }
@@ -1179,6 +1180,7 @@ mod properties {
                 let args = FetchArgs { url: "https://example.org/".into(), max_chars, start_char };
                 let out = respond("https://example.org/".into(), None, &markdown, false, &args)
                     .expect("a window within the content");
+                let out = crate::response::ToolResponse::Fetch(out).to_wire();
                 let window = out["content"].as_str().expect("content is text");
                 prop_assert!(window.chars().count() <= max_chars);
                 prop_assert!(!window.is_empty());
@@ -1272,7 +1274,7 @@ mod properties {
                 let url = format!("{scheme}://{host}{port}/path");
                 match check(&url, &config, &ReturnedUrls::default(), Strict::Check) {
                     Ok(t) => prop_assert!(false, "{} admitted as {}", url, t.url),
-                    Err(e) => prop_assert_eq!(&e.detail["reason"], &json!("egress"), "{}", url),
+                    Err(e) => prop_assert_eq!(&e.detail()["reason"], &json!("egress"), "{}", url),
                 }
             }
         }

@@ -14,6 +14,7 @@ use tokio::time::Instant;
 
 use super::*;
 use crate::config::load_str;
+use crate::error::ErrorKind;
 use crate::ports::{NetPort, ParsePort, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
@@ -175,7 +176,8 @@ async fn completes_early_once_one_engine_filled_the_results() {
     let out = services
         .web_search(&args(json!({"query": "counter strike"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         started.elapsed(),
         ms(100 + 300),
@@ -212,7 +214,7 @@ async fn answers_deadline_within_the_call_bound_when_every_engine_hangs() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(err.detail["reason"], json!("deadline"));
+    assert_eq!(err.detail()["reason"], json!("deadline"));
 }
 
 // Verifies: REQ-AGG-004, REQ-AGG-007 (a failing engine leaves the other's results, with a notice)
@@ -222,7 +224,8 @@ async fn answers_partial_when_one_engine_fails() {
     let out = services
         .web_search(&args(json!({"query": "q", "max_results": 3})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(out["outcome"], json!("partial"));
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "request_failure"})
@@ -241,8 +244,8 @@ async fn gives_identical_output_whichever_engine_answers_first() {
         ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
     ]);
     let query = args(json!({"query": "hello", "max_results": 20}));
-    let a = first.web_search(&query).await.unwrap();
-    let b = second.web_search(&query).await.unwrap();
+    let a = first.web_search(&query).await.unwrap().to_wire();
+    let b = second.web_search(&query).await.unwrap().to_wire();
     assert_eq!(a.to_string(), b.to_string());
     assert_eq!(a["outcome"], json!("ok"));
     assert_eq!(a["results"].as_array().unwrap().len(), 20);
@@ -272,7 +275,8 @@ async fn skips_engines_that_cannot_honour_the_time_range() {
     let out = services
         .web_search(&args(json!({"query": "hello", "time_range": "week"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         out["notices"][0],
         json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "time_range"})
@@ -356,12 +360,12 @@ async fn refuses_a_query_with_a_credential_before_any_engine_is_asked() {
         .web_search(&args(json!({"query": query_with_key()})))
         .await
         .unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Denied);
+    assert_eq!(err.kind(), ErrorKind::Denied);
     assert_eq!(
-        Value::Object(err.detail.clone()),
+        Value::Object(err.detail()),
         json!({"reason": "secret_in_query", "kind": "aws_access_key_id", "position": 9})
     );
-    assert!(!err.message.contains("AKIA"));
+    assert!(!err.message().contains("AKIA"));
     assert_eq!(net.started.load(Ordering::SeqCst), 0);
 }
 
@@ -379,7 +383,8 @@ async fn masks_warns_or_ignores_as_the_operator_chose() {
         let out = services
             .web_search(&args(json!({"query": query_with_key()})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let urls = net.urls.lock().unwrap().clone();
         assert_eq!(urls.len(), 2, "{mode}");
         for url in &urls {
@@ -421,15 +426,15 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
         ),
     ]);
     let query = args(json!({"query": "hello"}));
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "rate_limited"})
     ));
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 
     tokio::time::advance(ms(4_000)).await;
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(
         out["notices"]
             .as_array()
@@ -439,10 +444,10 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
     assert_eq!(net.started.load(Ordering::SeqCst), 3, "Brave was not asked");
 
     tokio::time::advance(ms(1_000)).await;
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), 5, "the probe went out");
     // The probe was refused again: open once more.
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 }
 
@@ -455,16 +460,16 @@ async fn consecutive_failures_open_the_circuit() {
     ]);
     let query = args(json!({"query": "hello"}));
     for _ in 0..crate::health::FAILURES_TO_OPEN {
-        services.web_search(&query).await.unwrap();
+        services.web_search(&query).await.unwrap().to_wire();
     }
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(
         status["engines"][0],
         json!({"id": "brave", "state": "open", "latency_ms": 0})
     );
     assert_eq!(status["engines"][1]["state"], json!("closed"));
     let before = net.started.load(Ordering::SeqCst);
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), before + 1);
 }
 
@@ -485,7 +490,8 @@ async fn notices_or_drops_instruction_like_results() {
         let out = services
             .web_search(&args(json!({"query": "hello", "max_results": 2})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let notices = out["notices"].as_array().unwrap();
         let urls: Vec<&str> = out["results"]
             .as_array()
@@ -568,7 +574,8 @@ async fn merges_http_and_https_and_shows_https() {
     let out = services
         .web_search(&args(json!({"query": "hello"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     let results = out["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["url"], json!("https://www.example.org/page/"));
@@ -641,8 +648,8 @@ mod properties {
                     ("wikipedia.test", Behaviour::Answer(ms(wiki_ms), wiki_body)),
                     ("brave.test", Behaviour::Answer(ms(brave_ms), brave_body)),
                 ]);
-                runtime.block_on(services.web_search(&query)).map(|v| v.to_string())
-                    .map_err(|e| e.message)
+                runtime.block_on(services.web_search(&query)).map(|v| v.to_wire().to_string())
+                    .map_err(|e| e.message())
             };
             let (a, b) = delays;
             let first = run(a, b);
