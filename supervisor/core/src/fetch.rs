@@ -19,10 +19,7 @@ use futures_util::FutureExt as _;
 use rypsok_proto::limits::{
     FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS, RETRY_AFTER_MAX_S,
 };
-use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, ParseRequest, ParseResponse,
-    Profile,
-};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, Profile};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 use url::Url;
@@ -33,7 +30,7 @@ use crate::error::{
     DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
 };
 use crate::limits::TITLE_MAX_CHARS;
-use crate::ports::PortError;
+use crate::ports::{Document, ExchangeError, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
 use crate::services::Services;
@@ -231,30 +228,26 @@ async fn run(
         return Err(ToolError::unavailable(UnavailableReason::Network, None));
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
-    let request = ParseRequest::Page {
-        body: response.body,
-        content_type,
+    let document = Document {
         url: target.url.to_string(),
+        content_type,
+        body: response.body,
     };
-    let (title, markdown, partial) = match services.parse.parse(request, call_deadline).await {
-        Ok(ParseResponse::Page(PageParse::Page {
+    let (title, markdown, partial) = match services.parse.parse_page(document, call_deadline).await
+    {
+        Ok(PageParse::Page {
             title,
             markdown,
             partial,
-        })) => (title, markdown, partial),
-        Ok(ParseResponse::Page(PageParse::Unsupported { media_type })) => {
+        }) => (title, markdown, partial),
+        Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
             return Err(ToolError::unsupported_media_type(media_type));
         }
         Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-        // No content, a parser that died on the document, or an answer to
-        // another question: nothing could be extracted.
-        Ok(
-            ParseResponse::Page(PageParse::NoContent)
-            | ParseResponse::Engine(_)
-            | ParseResponse::Robots(_),
-        )
-        | Err(PortError::Unavailable | PortError::WorkerFailed) => {
+        // No content, or a parser that died on the document or broke the
+        // protocol: nothing could be extracted.
+        Ok(PageParse::NoContent) | Err(PortError::Unavailable | PortError::WorkerFailed) => {
             return Err(ToolError::extraction_failed());
         }
     };
@@ -410,9 +403,9 @@ async fn exchange(
         max_body_bytes: max_bytes,
     };
     match services.net.exchange(request, network_deadline).await {
-        Ok(Ok(response)) => Ok(response),
-        Ok(Err(failure)) => Err(HopFailure::Net(failure)),
-        Err(e) => Err(HopFailure::Port(e)),
+        Ok(response) => Ok(response),
+        Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
+        Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),
     }
 }
 

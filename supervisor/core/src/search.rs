@@ -9,8 +9,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use rypsok_proto::{
-    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, ParseRequest,
-    ParseResponse, Profile,
+    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, Profile,
 };
 use tokio::time::{Instant, sleep_until, timeout_at};
 
@@ -27,7 +26,7 @@ use crate::limits::{
     ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, SNIPPET_MAX_CHARS,
     TITLE_MAX_CHARS, URL_MAX_CHARS,
 };
-use crate::ports::PortError;
+use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::response::{SearchResponse, SearchResult};
 use crate::secret;
 use crate::services::{ActiveEngine, Services};
@@ -271,27 +270,25 @@ async fn query_engine(
         max_body_bytes: ENGINE_MAX_BYTES,
     };
     let response = match services.net.exchange(exchange, engine_deadline).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(failure)) => return failed(id, Failure::of(classify_net(failure))),
-        Err(e) => return failed(id, Failure::of(classify_port(e))),
+        Ok(response) => response,
+        Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
+        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     services.health.record_completion(id, latency_ms);
-    let parse = ParseRequest::EngineAnswer {
+    let answer = EngineResponse {
         engine: engine.config.kind.wire(),
         base_url: built.base_url,
-        status: response.status,
-        headers: response.headers,
-        body: response.body,
+        response,
     };
     match services
         .parse
         // Parsing an engine answer takes microseconds; the search's deadline
         // bounds a parser that does not.
-        .parse(parse, search_deadline)
+        .parse_engine_answer(answer, search_deadline)
         .await
     {
-        Ok(ParseResponse::Engine(EngineParse::Hits(hits))) => {
+        Ok(EngineParse::Hits(hits)) => {
             tracing::info!(
                 event = "engine_result",
                 engine = id,
@@ -301,11 +298,7 @@ async fn query_engine(
             );
             EngineAnswer::Hits(hits)
         }
-        Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
-        // An answer to another request: the worker broke the protocol.
-        Ok(ParseResponse::Page(_) | ParseResponse::Robots(_)) => {
-            failed(id, Failure::of(EngineErrorClass::ParseFailure))
-        }
+        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f)),
         Err(e) => failed(id, Failure::of(classify_port(e))),
     }
 }

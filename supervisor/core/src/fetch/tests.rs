@@ -9,15 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rypsok_proto::egress::EgressPolicy;
-use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, Header, NetFailure, ParseRequest, ParseResponse,
-};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::config::load_str;
 use crate::limits::URL_MAX_CHARS;
-use crate::ports::{NetPort, ParsePort, PortError, PortFuture};
+use crate::ports::{ExchangeError, InProcessParse, NetPort, PortFuture};
 use crate::services::Services;
 
 /// One scripted answer.
@@ -81,7 +79,7 @@ impl NetPort for FakeNet {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.seen.lock().unwrap().push(request.url.clone());
         Box::pin(async move {
             let url = url::Url::parse(&request.url).unwrap();
@@ -89,7 +87,7 @@ impl NetPort for FakeNet {
             let (name, addrs) = match url.host().unwrap() {
                 url::Host::Domain(d) => match self.dns.get(d) {
                     Some(addrs) => (Some(d.to_owned()), addrs.clone()),
-                    None => return Ok(Err(NetFailure::Resolve)),
+                    None => return Err(NetFailure::Resolve.into()),
                 },
                 url::Host::Ipv4(a) => (None, vec![IpAddr::V4(a)]),
                 url::Host::Ipv6(a) => (None, vec![IpAddr::V6(a)]),
@@ -99,13 +97,13 @@ impl NetPort for FakeNet {
                 None => self.policy.judge_addr(addr, port).is_allowed(),
             });
             if !admitted {
-                return Ok(Err(NetFailure::Refused));
+                return Err(NetFailure::Refused.into());
             }
             if name
                 .as_ref()
                 .is_some_and(|n| self.connect_fails.lock().unwrap().contains(n))
             {
-                return Ok(Err(NetFailure::Connect));
+                return Err(NetFailure::Connect.into());
             }
             let route = self.routes.lock().unwrap().get(&request.url).cloned();
             let route = route.unwrap_or_else(|| {
@@ -119,14 +117,14 @@ impl NetPort for FakeNet {
             if !route.delay.is_zero() {
                 if Instant::now() + route.delay > timeout {
                     sleep_until(timeout.min(deadline)).await;
-                    return Ok(Err(NetFailure::Timeout));
+                    return Err(NetFailure::Timeout.into());
                 }
                 sleep(route.delay).await;
             }
             if route.body.len() as u64 > request.max_body_bytes {
-                return Ok(Err(NetFailure::TooLarge));
+                return Err(NetFailure::TooLarge.into());
             }
-            Ok(Ok(ExchangeResponse {
+            Ok(ExchangeResponse {
                 status: route.status,
                 headers: route
                     .headers
@@ -137,21 +135,8 @@ impl NetPort for FakeNet {
                     })
                     .collect(),
                 body: route.body,
-            }))
+            })
         })
-    }
-}
-
-/// worker-parse's stand-in: the real parser, called in process.
-struct InProcessParse;
-
-impl ParsePort for InProcessParse {
-    fn parse(
-        &self,
-        request: ParseRequest,
-        _deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
     }
 }
 

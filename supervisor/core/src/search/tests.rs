@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure, ParseRequest, ParseResponse};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::*;
 use crate::config::load_str;
 use crate::error::ErrorKind;
-use crate::ports::{NetPort, ParsePort, PortFuture};
+use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
     "../../../../worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json"
@@ -58,7 +58,7 @@ impl NetPort for FakeNet {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.started.fetch_add(1, Ordering::SeqCst);
         self.urls.lock().unwrap().push(request.url.clone());
         let behaviour = self
@@ -72,13 +72,13 @@ impl NetPort for FakeNet {
             let answer = match behaviour {
                 Some(Behaviour::Answer(delay, body)) => {
                     tokio::time::sleep(delay).await;
-                    Ok(Ok(ExchangeResponse {
+                    Ok(ExchangeResponse {
                         status: 200,
                         headers: Vec::new(),
                         body: body.to_vec(),
-                    }))
+                    })
                 }
-                Some(Behaviour::Reply(status, headers, body)) => Ok(Ok(ExchangeResponse {
+                Some(Behaviour::Reply(status, headers, body)) => Ok(ExchangeResponse {
                     status,
                     headers: headers
                         .iter()
@@ -88,29 +88,16 @@ impl NetPort for FakeNet {
                         })
                         .collect(),
                     body: body.to_vec(),
-                })),
+                }),
                 Some(Behaviour::Hang) => {
                     sleep_until(deadline).await;
-                    Err(PortError::Timeout)
+                    Err(PortError::Timeout.into())
                 }
-                None => Ok(Err(NetFailure::Resolve)),
+                None => Err(NetFailure::Resolve.into()),
             };
             guard.1 = true;
             answer
         })
-    }
-}
-
-/// worker-parse's stand-in: the real parser, called in process.
-struct InProcessParse;
-
-impl ParsePort for InProcessParse {
-    fn parse(
-        &self,
-        request: ParseRequest,
-        _deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
     }
 }
 
