@@ -26,6 +26,7 @@ use url::Url;
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::{Config, SecretDetection};
+use crate::context::Context;
 use crate::error::{
     DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
 };
@@ -33,10 +34,8 @@ use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::{Document, ExchangeError, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
-use crate::services::Services;
 use crate::validate::FetchArgs;
 
-pub(crate) use policy::ReturnedUrls;
 use policy::{Strict, Target};
 
 /// Kept back from worker-net's timeout so that a healthy worker answers
@@ -52,15 +51,13 @@ const PAGE_ACCEPT: &str =
 
 /// The fetch state of one process: the tool's rate limit (LIM-C7), its
 /// concurrency (LIM-F10, for the process and each caller's share), the
-/// robots.txt cache (LIM-F13) and, in strict mode, the URLs `web_search`
-/// returned.
+/// robots.txt cache (LIM-F13).
 #[derive(Debug)]
 pub(crate) struct FetchState {
     rate: RateLimit,
     in_flight: Semaphore,
     callers: CallerPermits,
     robots: robots::RobotsCache,
-    pub(crate) returned: ReturnedUrls,
 }
 
 impl FetchState {
@@ -70,34 +67,30 @@ impl FetchState {
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
             callers: CallerPermits::new(config.limits.fetch_concurrency),
             robots: robots::RobotsCache::default(),
-            returned: ReturnedUrls::default(),
         }
     }
+}
 
-    /// Remembers the URLs a search returned, when strict mode needs them.
-    pub(crate) fn record_returned<'a>(
-        &self,
-        config: &Config,
-        urls: impl IntoIterator<Item = &'a str>,
-    ) {
-        if config.fetch.strict_mode {
-            self.returned.record(urls);
-        }
-    }
+/// What one fetch reads: the shared context and the pipeline's own state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) ctx: &'a Context,
+    pub(crate) state: &'a FetchState,
 }
 
 /// Runs one `web_fetch` call whose arguments are valid. `started` is when
 /// the call began: LIM-F4 and LIM-F5 count from there.
 pub(crate) async fn fetch(
-    services: &Services,
+    ctx: &Context,
+    state: &FetchState,
     caller: &Caller,
     args: FetchArgs,
     started: Instant,
 ) -> Result<FetchResponse, ToolError> {
-    let config = &services.config;
-    let state = &services.fetch;
-    let target = policy::check(&args.url, config, &state.returned, Strict::Check)
-        .inspect_err(log_refusal)?;
+    let env = Env { ctx, state };
+    let config = &ctx.config;
+    let target =
+        policy::check(&args.url, config, &ctx.returned, Strict::Check).inspect_err(log_refusal)?;
     state
         .rate
         .admit(caller)
@@ -122,7 +115,7 @@ pub(crate) async fn fetch(
     let network_deadline = started + Duration::from_millis(FETCH_NETWORK_BUDGET_MS);
     let outcome = match timeout_at(
         call_deadline,
-        run(services, target, &args, network_deadline, call_deadline),
+        run(env, target, &args, network_deadline, call_deadline),
     )
     .await
     {
@@ -162,28 +155,22 @@ fn log_refusal(e: &ToolError) {
 
 /// The hops, the status, the document.
 async fn run(
-    services: &Services,
+    env: Env<'_>,
     mut target: Target,
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<FetchResponse, ToolError> {
-    let config = &services.config;
+    let config = &env.ctx.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
     let response = loop {
         if config.fetch.robots_txt {
-            robots::check(services, &target, network_deadline, call_deadline).await?;
+            robots::check(env, &target, network_deadline, call_deadline).await?;
         }
-        let response = exchange(
-            services,
-            &target.url,
-            PAGE_ACCEPT,
-            max_bytes,
-            network_deadline,
-        )
-        .await
-        .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
+        let response = exchange(env, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
+            .await
+            .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
         let Some(location) = redirect_location(&response) else {
             break response;
         };
@@ -197,7 +184,7 @@ async fn run(
         if hops > FETCH_MAX_REDIRECTS {
             return Err(ToolError::unavailable(UnavailableReason::Network, None));
         }
-        let hop = check_hop(next.as_str(), services, Strict::Skip)?;
+        let hop = check_hop(next.as_str(), env, Strict::Skip)?;
         if hop.host == target.host {
             target = hop;
             continue;
@@ -208,14 +195,14 @@ async fn run(
             // check (unreachable, a failed https upgrade) still returns the
             // redirect, since rypsok does not read the target.
             if config.fetch.robots_txt {
-                match robots::check(services, &hop, network_deadline, call_deadline).await {
+                match robots::check(env, &hop, network_deadline, call_deadline).await {
                     Err(e) if is_robots_denial(&e) => return Err(e),
                     Err(_) | Ok(()) => {}
                 }
             }
             return Err(ToolError::redirected(next.to_string()));
         }
-        target = check_hop(next.as_str(), services, Strict::Check)?;
+        target = check_hop(next.as_str(), env, Strict::Check)?;
     };
     let status = response.status;
     if status >= 400 {
@@ -233,8 +220,7 @@ async fn run(
         content_type,
         body: response.body,
     };
-    let (title, markdown, partial) = match services.parse.parse_page(document, call_deadline).await
-    {
+    let (title, markdown, partial) = match env.ctx.parse.parse_page(document, call_deadline).await {
         Ok(PageParse::Page {
             title,
             markdown,
@@ -269,8 +255,8 @@ fn is_robots_denial(e: &ToolError) -> bool {
 /// A redirect target passes the whole URL policy again; a location the
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
-fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, ToolError> {
-    policy::check(text, &services.config, &services.fetch.returned, strict).map_err(|e| {
+fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
+    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
         if e.kind() == ErrorKind::InvalidRequest {
             ToolError::denied(DeniedReason::Egress)
         } else {
@@ -374,7 +360,7 @@ impl HopFailure {
 /// One GET through worker-net under the agent profile, within what is left
 /// of LIM-F4.
 async fn exchange(
-    services: &Services,
+    env: Env<'_>,
     url: &Url,
     accept: &str,
     max_bytes: u64,
@@ -391,7 +377,7 @@ async fn exchange(
         headers: vec![
             Header {
                 name: "user-agent".to_owned(),
-                value: services.user_agent.clone(),
+                value: env.ctx.user_agent.clone(),
             },
             Header {
                 name: "accept".to_owned(),
@@ -402,7 +388,7 @@ async fn exchange(
         timeout_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
         max_body_bytes: max_bytes,
     };
-    match services.net.exchange(request, network_deadline).await {
+    match env.ctx.net.exchange(request, network_deadline).await {
         Ok(response) => Ok(response),
         Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
         Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),

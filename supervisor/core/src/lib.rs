@@ -15,6 +15,7 @@
 
 mod boundary;
 pub mod config;
+mod context;
 mod engine;
 pub mod error;
 mod fetch;
@@ -26,6 +27,7 @@ pub mod limits;
 pub mod ports;
 mod ratelimit;
 pub mod response;
+mod returned;
 mod search;
 pub mod secret;
 mod services;
@@ -36,8 +38,9 @@ mod vocabulary;
 
 pub use config::load::read_secret;
 pub use config::{Config, ConfigProblem};
+pub use context::user_agent;
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
 pub use ratelimit::Caller;
 pub use response::{ToolOutput, ToolResponse};
-pub use services::{Services, user_agent};
+pub use services::Services;

@@ -15,6 +15,7 @@ use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::boundary::clean_markup_text;
 use crate::config::SecretDetection;
+use crate::context::{ActiveEngine, Context};
 use crate::engine::SearchContext;
 use crate::error::{
     DeniedReason, DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
@@ -29,7 +30,6 @@ use crate::limits::{
 use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::response::{SearchResponse, SearchResult};
 use crate::secret;
-use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
 
 /// The part of an engine's time kept back from worker-net: its exchange
@@ -56,11 +56,11 @@ enum EngineAnswer {
 /// Runs one `web_search` call whose arguments are valid. `started` is when
 /// the call began; the deadline counts from there.
 pub(crate) async fn search(
-    services: &Services,
+    ctx: &Context,
     args: SearchArgs,
     started: Instant,
 ) -> Result<SearchResponse, ToolError> {
-    let config = &services.config;
+    let config = &ctx.config;
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
@@ -70,7 +70,7 @@ pub(crate) async fn search(
     let mut selected: Vec<&ActiveEngine> = Vec::new();
     // The probe each selected engine carries, if its circuit was half open.
     let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
-    for engine in services.active_engines() {
+    for engine in ctx.active_engines() {
         if !engine.config.categories.contains(&args.category) {
             continue;
         }
@@ -91,7 +91,7 @@ pub(crate) async fn search(
         // probe or a request of the rate.
         let admitted = match skip {
             Some(reason) => Err(reason),
-            None => match services
+            None => match ctx
                 .health
                 .admit(&engine.config.id, admission.rate_limit_per_minute)
             {
@@ -105,7 +105,7 @@ pub(crate) async fn search(
             Err(reason) => notices.push(Notice::engine_skipped(&engine.config.id, reason)),
             Ok(probe) => {
                 selected.push(engine);
-                probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
+                probes.push(probe.then(|| ProbeGuard::new(&ctx.health, &engine.config.id)));
             }
         }
     }
@@ -120,7 +120,7 @@ pub(crate) async fn search(
         .enumerate()
         .map(|(i, engine)| {
             let args = &args;
-            async move { (i, query_engine(services, engine, args, deadline).await) }
+            async move { (i, query_engine(ctx, engine, args, deadline).await) }
         })
         .collect();
     let mut answers: Vec<Option<EngineAnswer>> = selected.iter().map(|_| None).collect();
@@ -159,13 +159,13 @@ pub(crate) async fn search(
         // probe cut short is given back when its guard drops).
         let class = match answer {
             Some(EngineAnswer::Hits(hits)) => {
-                services.health.record_success(id);
+                ctx.health.record_success(id);
                 settle(probe);
                 per_engine.push((engine, hits));
                 continue;
             }
             Some(EngineAnswer::Failed(failure)) => {
-                services.health.record_failure(id, failure);
+                ctx.health.record_failure(id, failure);
                 settle(probe);
                 failure.class
             }
@@ -173,7 +173,7 @@ pub(crate) async fn search(
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !cut_early {
-                    services.health.record_failure(id, Failure::of(class));
+                    ctx.health.record_failure(id, Failure::of(class));
                     settle(probe);
                 }
                 tracing::info!(
@@ -200,16 +200,9 @@ pub(crate) async fn search(
     }
     let failed = failures.len();
 
-    let results = merge(
-        services,
-        per_engine,
-        args.max_results as usize,
-        &mut notices,
-    );
+    let results = merge(ctx, per_engine, args.max_results as usize, &mut notices);
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
-    services
-        .fetch
-        .record_returned(config, results.iter().map(|result| result.url.as_str()));
+    ctx.record_returned(results.iter().map(|result| result.url.as_str()));
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
@@ -225,7 +218,7 @@ pub(crate) async fn search(
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
 /// classify, record health.
 async fn query_engine(
-    services: &Services,
+    ctx: &Context,
     engine: &ActiveEngine,
     args: &SearchArgs,
     search_deadline: Instant,
@@ -237,23 +230,23 @@ async fn query_engine(
         return EngineAnswer::NotSent;
     };
     let count = RESULTS_PER_ENGINE;
-    let ctx = SearchContext {
+    let call = SearchContext {
         lang: &args.language,
         query: &args.query,
         count,
         category: args.category,
-        region: &services.config.search.region,
-        safe_search: services.config.search.safe_search,
+        region: &ctx.config.search.region,
+        safe_search: ctx.config.search.safe_search,
         time_range: args.time_range,
         credential: engine.credential.as_ref(),
     };
     let built = engine
         .config
         .kind
-        .build(engine.config.endpoint.as_deref(), &ctx);
+        .build(engine.config.endpoint.as_deref(), &call);
     let mut headers = vec![Header {
         name: "user-agent".to_owned(),
-        value: services.user_agent.clone(),
+        value: ctx.user_agent.clone(),
     }];
     headers.extend(built.headers);
     let started = Instant::now();
@@ -269,19 +262,19 @@ async fn query_engine(
         timeout_ms: remaining_ms,
         max_body_bytes: ENGINE_MAX_BYTES,
     };
-    let response = match services.net.exchange(exchange, engine_deadline).await {
+    let response = match ctx.net.exchange(exchange, engine_deadline).await {
         Ok(response) => response,
         Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
         Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    services.health.record_completion(id, latency_ms);
+    ctx.health.record_completion(id, latency_ms);
     let answer = EngineResponse {
         engine: engine.config.kind.wire(),
         base_url: built.base_url,
         response,
     };
-    match services
+    match ctx
         .parse
         // Parsing an engine answer takes microseconds; the search's deadline
         // bounds a parser that does not.
@@ -437,7 +430,7 @@ struct Tally {
 /// deduplicates across engines by comparison key, fuses ranks, orders
 /// totally, cleans and cuts (REQ-ENG-011, REQ-RANK-003..007, REQ-CTX-004).
 fn merge(
-    services: &Services,
+    ctx: &Context,
     per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
     max_results: usize,
     notices: &mut Vec<Notice>,
@@ -506,8 +499,8 @@ fn merge(
     // Clean in rank order until max_results are kept; a result whose
     // title or snippet reads like an instruction is noticed, or dropped
     // when the operator chose so, and the next one takes its place.
-    let attribution = services.config.service.attribution;
-    let drop_instruction_like = services.config.search.drop_instruction_like;
+    let attribution = ctx.config.service.attribution;
+    let drop_instruction_like = ctx.config.search.drop_instruction_like;
     let mut results = Vec::new();
     for m in merged {
         if results.len() == max_results {
@@ -531,7 +524,7 @@ fn merge(
             Some((_, https)) if !m.hit.url.starts_with("https:") => https,
             _ => m.hit.url,
         };
-        let required = m.engines.iter().any(|id| services.attribution_required(id));
+        let required = m.engines.iter().any(|id| ctx.attribution_required(id));
         results.push(SearchResult {
             title: title.text,
             url,

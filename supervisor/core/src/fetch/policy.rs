@@ -8,9 +8,7 @@
 //! time. Names pass here with their rules and port checked; their answers
 //! are judged at connect time (I3).
 
-use std::collections::{HashSet, VecDeque};
 use std::net::IpAddr;
-use std::sync::Mutex;
 
 use rypsok_proto::egress::{AddressVerdict, EgressPolicy};
 use rypsok_proto::limits::DEFAULT_PORTS;
@@ -19,6 +17,7 @@ use url::{Host, Url};
 use crate::config::{Config, SecretDetection};
 use crate::error::{DeniedReason, ToolError};
 use crate::limits::URL_MAX_CHARS;
+use crate::returned::ReturnedUrls;
 
 /// A URL the policy admitted.
 #[derive(Debug, Clone)]
@@ -226,48 +225,5 @@ fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
                 position as u64,
             ))
         }
-    }
-}
-
-/// The URLs `web_search` returned in this process, kept only in strict
-/// mode (REQ-SEC-021), at most [`RETURNED_MAX`], the oldest forgotten
-/// first.
-#[derive(Debug, Default)]
-pub(crate) struct ReturnedUrls {
-    inner: Mutex<(HashSet<String>, VecDeque<String>)>,
-}
-
-/// URLs strict mode remembers: 2000 searches of five results.
-pub(crate) const RETURNED_MAX: usize = 10_000;
-
-impl ReturnedUrls {
-    /// Remembers `urls`, as returned and as the URL parser writes them.
-    pub(crate) fn record<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
-        let mut guard = self
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (set, order) = &mut *guard;
-        for url in urls {
-            let normal = Url::parse(url).map(String::from).ok();
-            for form in std::iter::once(url.to_owned()).chain(normal) {
-                if set.insert(form.clone()) {
-                    order.push_back(form);
-                }
-            }
-        }
-        while order.len() > RETURNED_MAX {
-            if let Some(old) = order.pop_front() {
-                set.remove(&old);
-            }
-        }
-    }
-
-    fn contains(&self, url: &str) -> bool {
-        let guard = self
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        guard.0.contains(url)
     }
 }

@@ -23,10 +23,9 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::policy::{self, Strict, Target};
-use super::{HopFailure, exchange, redirect_location};
+use super::{Env, HopFailure, exchange, redirect_location};
 use crate::error::{DeniedReason, ToolError};
 use crate::ports::PortError;
-use crate::services::Services;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
 const ROBOTS_REDIRECTS: usize = 5;
@@ -100,12 +99,12 @@ impl RobotsCache {
 /// Whether robots.txt lets rypsok read `target`: `Ok` or `denied`,
 /// `robots_txt`; a site that cannot be reached answers as the page would.
 pub(crate) async fn check(
-    services: &Services,
+    env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<(), ToolError> {
-    let rules = rules_for(services, target, network_deadline, call_deadline).await?;
+    let rules = rules_for(env, target, network_deadline, call_deadline).await?;
     let path = match target.url.query() {
         Some(q) => format!("{}?{q}", target.url.path()),
         None => target.url.path().to_owned(),
@@ -131,12 +130,12 @@ fn disallowed() -> ToolError {
 }
 
 async fn rules_for(
-    services: &Services,
+    env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<Arc<RobotsRules>, ToolError> {
-    let cache = &services.fetch.robots;
+    let cache = &env.state.robots;
     let key = origin(&target.url);
     if let Some(rules) = cache.get(&key) {
         return Ok(rules);
@@ -150,40 +149,39 @@ async fn rules_for(
         .map_err(|_| ToolError::denied(DeniedReason::Egress))?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
-        let response =
-            match exchange(services, &url, "text/plain", max_bytes, network_deadline).await {
-                Ok(response) => response,
-                // A file past LIM-F13. RFC 9309 §2.5 would have us read its
-                // first 500 KiB, but worker-net fails a body past its bound
-                // rather than truncating it, and a truncation flag would
-                // widen the pipe protocol and worker-net for a rare case.
-                // So the file counts as unreadable (everything disallowed,
-                // failing closed), and that verdict is kept like rules are,
-                // so that such a file is not downloaded again on every call.
-                Err(HopFailure::Net(NetFailure::TooLarge)) => {
-                    let rules = Arc::new(RobotsRules {
-                        rules: vec![RobotsRule {
-                            allow: false,
-                            pattern: "/".to_owned(),
-                        }],
-                    });
-                    cache.put(key, Arc::clone(&rules));
-                    return Ok(rules);
-                }
-                // A broken answer: unreadable, so everything is disallowed,
-                // and asked again next time.
-                Err(HopFailure::Net(NetFailure::Protocol)) => {
-                    return Err(disallowed());
-                }
-                Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
-            };
+        let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {
+            Ok(response) => response,
+            // A file past LIM-F13. RFC 9309 §2.5 would have us read its
+            // first 500 KiB, but worker-net fails a body past its bound
+            // rather than truncating it, and a truncation flag would
+            // widen the pipe protocol and worker-net for a rare case.
+            // So the file counts as unreadable (everything disallowed,
+            // failing closed), and that verdict is kept like rules are,
+            // so that such a file is not downloaded again on every call.
+            Err(HopFailure::Net(NetFailure::TooLarge)) => {
+                let rules = Arc::new(RobotsRules {
+                    rules: vec![RobotsRule {
+                        allow: false,
+                        pattern: "/".to_owned(),
+                    }],
+                });
+                cache.put(key, Arc::clone(&rules));
+                return Ok(rules);
+            }
+            // A broken answer: unreadable, so everything is disallowed,
+            // and asked again next time.
+            Err(HopFailure::Net(NetFailure::Protocol)) => {
+                return Err(disallowed());
+            }
+            Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
+        };
         let status = response.status;
         if let Some(location) = redirect_location(&response) {
             let next = url.join(location).ok().and_then(|next| {
                 policy::check(
                     next.as_str(),
-                    &services.config,
-                    &services.fetch.returned,
+                    &env.ctx.config,
+                    &env.ctx.returned,
                     Strict::Skip,
                 )
                 .ok()
@@ -200,7 +198,8 @@ async fn rules_for(
             }
         }
         if (200..300).contains(&status) {
-            let rules = match services
+            let rules = match env
+                .ctx
                 .parse
                 .parse_robots(response.body, call_deadline)
                 .await

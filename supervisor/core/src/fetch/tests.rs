@@ -778,9 +778,7 @@ async fn strict_mode_admits_only_returned_urls_and_allowed_hosts() {
         .unwrap_err();
     assert_eq!(reason(&e), "denied:strict_mode");
     assert!(site.net.seen().is_empty());
-    site.services
-        .fetch
-        .record_returned(&site.services.config, ["https://example.org/a"]);
+    site.services.ctx.record_returned(["https://example.org/a"]);
     assert!(
         site.fetch(json!({"url": "https://example.org/a"}))
             .await
@@ -1123,10 +1121,11 @@ mod properties {
     use rypsok_proto::egress::classify;
     use serde_json::json;
 
-    use super::super::policy::{ReturnedUrls, Strict, check};
+    use super::super::policy::{Strict, check};
     use super::super::respond;
     use crate::boundary::clean_document_text;
     use crate::config::Config;
+    use crate::returned::ReturnedUrls;
     use crate::validate::FetchArgs;
 
     /// Characters that stress the cleaner and the windows: line ends in

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::*;
+use crate::Services;
 use crate::config::load_str;
 use crate::error::ErrorKind;
 use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
