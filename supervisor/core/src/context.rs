@@ -119,11 +119,6 @@ impl Context {
         self.active_engines().any(|e| e.config.id == id)
     }
 
-    pub(crate) fn attribution_required(&self, id: &str) -> bool {
-        self.active_engines()
-            .any(|e| e.config.id == id && e.config.kind.admission().attribution_required)
-    }
-
     /// Remembers the URLs a search returned, when strict mode needs them.
     pub(crate) fn record_returned<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
         if self.config.fetch.strict_mode {

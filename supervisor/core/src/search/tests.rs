@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
@@ -16,6 +16,7 @@ use super::*;
 use crate::Services;
 use crate::config::load_str;
 use crate::error::ErrorKind;
+use crate::limits::URL_MAX_CHARS;
 use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
