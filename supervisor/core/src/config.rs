@@ -8,6 +8,8 @@
 //! file: only references (`api_key_env`, `api_key_file`), read at start.
 
 pub(crate) mod load;
+mod reader;
+mod section;
 #[cfg(test)]
 mod tests;
 
