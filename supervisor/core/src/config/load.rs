@@ -2,10 +2,10 @@
 //! ARCHITECTURE.md "Configuration additions"; REQ-CFG-001, REQ-CFG-003..005,
 //! REQ-MAIN-003).
 //!
-//! The TOML is parsed into a generic table (`reader.rs`) and every key is
-//! then checked by
-//! hand, so that one run of `rypsok check` reports *every* problem with its
-//! dotted key path. Problem messages are static text plus numbers and never
+//! The TOML is parsed into a generic table and every key is then checked by
+//! hand (the reader in `reader.rs`, one validator per section under
+//! `section/`), so that one run of `rypsok check` reports *every* problem
+//! with its dotted key path. Problem messages are static text plus numbers and never
 //! quote a value: an operator who pasted a token into the wrong key must not
 //! see it again in a terminal or a log.
 

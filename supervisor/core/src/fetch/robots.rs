@@ -22,8 +22,9 @@ use rypsok_proto::{NetFailure, RobotsRule, RobotsRules};
 use tokio::time::Instant;
 use url::Url;
 
+use super::Env;
+use super::hop::{HopFailure, exchange, redirect_location};
 use super::policy::{self, Strict, Target};
-use super::{Env, HopFailure, exchange, redirect_location};
 use crate::error::{DeniedReason, ToolError};
 use crate::ports::PortError;
 
