@@ -176,49 +176,106 @@ async fn rules_for(
             }
             Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
         };
-        let status = response.status;
-        if let Some(location) = redirect_location(&response) {
-            let next = url.join(location).ok().and_then(|next| {
-                policy::check(
-                    next.as_str(),
-                    &env.ctx.config,
-                    &env.ctx.returned,
-                    Strict::Skip,
-                )
-                .ok()
-            });
-            match next {
-                Some(next) => {
-                    url = next.url;
-                    upgraded = next.upgraded;
-                    continue;
+        match status_verdict(response.status, redirect_location(&response)) {
+            Verdict::Follow(location) => {
+                let next = url.join(location).ok().and_then(|next| {
+                    policy::check(
+                        next.as_str(),
+                        &env.ctx.config,
+                        &env.ctx.returned,
+                        Strict::Skip,
+                    )
+                    .ok()
+                });
+                match next {
+                    Some(next) => {
+                        url = next.url;
+                        upgraded = next.upgraded;
+                    }
+                    // A redirect rypsok may not follow: the file is
+                    // unavailable, which allows everything (RFC 9309
+                    // §2.3.1.2).
+                    None => break,
                 }
-                // A redirect rypsok may not follow: the file is
-                // unavailable, which allows everything (RFC 9309 §2.3.1.2).
-                None => break,
             }
+            Verdict::Parse => {
+                let rules = match env
+                    .ctx
+                    .parse
+                    .parse_robots(response.body, call_deadline)
+                    .await
+                {
+                    Ok(rules) => Arc::new(rules),
+                    Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
+                    Err(PortError::Unavailable | PortError::WorkerFailed) => {
+                        return Err(disallowed());
+                    }
+                };
+                cache.put(key, Arc::clone(&rules));
+                return Ok(rules);
+            }
+            Verdict::DisallowAll => return Err(disallowed()),
+            Verdict::NoRules => break,
         }
-        if (200..300).contains(&status) {
-            let rules = match env
-                .ctx
-                .parse
-                .parse_robots(response.body, call_deadline)
-                .await
-            {
-                Ok(rules) => Arc::new(rules),
-                Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-                Err(PortError::Unavailable | PortError::WorkerFailed) => return Err(disallowed()),
-            };
-            cache.put(key, Arc::clone(&rules));
-            return Ok(rules);
-        }
-        if status >= 500 {
-            return Err(disallowed());
-        }
-        // 4xx (and any other answer): unavailable, no rules.
-        break;
     }
     let rules = Arc::new(RobotsRules::default());
     cache.put(key, Arc::clone(&rules));
     Ok(rules)
+}
+
+/// What RFC 9309 §2.3.1 makes of one answer for robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict<'a> {
+    /// 2xx: the body holds the rules.
+    Parse,
+    /// A redirect: follow it (§2.3.1.2), within the bound on redirects.
+    Follow(&'a str),
+    /// 4xx, or any other answer: the file is unavailable, everything is
+    /// allowed (§2.3.1.3).
+    NoRules,
+    /// 5xx: the file is unreachable, everything is disallowed (§2.3.1.4).
+    DisallowAll,
+}
+
+/// The RFC 9309 status rules, as a function of the answer's status and its
+/// redirect location (present only for a redirect status with one).
+fn status_verdict(status: u16, location: Option<&str>) -> Verdict<'_> {
+    match (location, status) {
+        (Some(location), _) => Verdict::Follow(location),
+        (None, 200..=299) => Verdict::Parse,
+        (None, 500..) => Verdict::DisallowAll,
+        (None, _) => Verdict::NoRules,
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::{Verdict, status_verdict};
+
+    #[test]
+    fn reads_2xx_follows_redirects_allows_on_4xx_and_disallows_on_5xx() {
+        // Verifies: REQ-CMP-005 (RFC 9309 §2.3.1 status rules)
+        assert_eq!(status_verdict(200, None), Verdict::Parse);
+        assert_eq!(status_verdict(204, None), Verdict::Parse);
+        assert_eq!(
+            status_verdict(301, Some("/r.txt")),
+            Verdict::Follow("/r.txt")
+        );
+        assert_eq!(
+            status_verdict(308, Some("https://b/")),
+            Verdict::Follow("https://b/")
+        );
+        // A redirect status without a location is an answer without rules.
+        assert_eq!(status_verdict(302, None), Verdict::NoRules);
+        for status in [400, 401, 403, 404, 410, 429, 100, 304] {
+            assert_eq!(status_verdict(status, None), Verdict::NoRules, "{status}");
+        }
+        for status in [500, 502, 503, 599] {
+            assert_eq!(
+                status_verdict(status, None),
+                Verdict::DisallowAll,
+                "{status}"
+            );
+        }
+    }
 }
