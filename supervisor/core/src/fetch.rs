@@ -23,7 +23,7 @@ use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
-use crate::config::{Config, SecretDetection};
+use crate::config::Config;
 use crate::context::Context;
 use crate::error::{
     DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
@@ -106,7 +106,7 @@ pub(crate) async fn fetch(
     // The host only now that the policy admitted it (REQ-PRIV-004), and
     // never when a credential-shaped text (let through in warn mode) lies
     // in it.
-    if host_may_be_logged(config, &args.url) {
+    if !target.secret_in_host {
         tracing::info!(event = "fetch_started", host = %target.host, "fetch admitted");
     } else {
         tracing::info!(event = "fetch_started", "fetch admitted");
@@ -135,12 +135,6 @@ pub(crate) async fn fetch(
         }
     }
     outcome
-}
-
-/// Whether the host of the admitted URL `text` may appear in the log: not
-/// when the secret check found a credential-shaped text in it.
-fn host_may_be_logged(config: &Config, text: &str) -> bool {
-    config.privacy.secret_detection == SecretDetection::Off || !policy::secret_in_host(text)
 }
 
 fn log_refusal(e: &ToolError) {
