@@ -8,6 +8,8 @@
 //! file: only references (`api_key_env`, `api_key_file`), read at start.
 
 pub(crate) mod load;
+mod reader;
+mod section;
 #[cfg(test)]
 mod tests;
 
@@ -17,6 +19,9 @@ use std::path::PathBuf;
 use rypsok_egress::EgressPolicy;
 use rypsok_proto::LogLevel;
 
+use crate::vocabulary::vocabulary;
+
+pub use crate::engine::EngineType;
 pub use load::{ConfigProblem, PROJECT_URL, load_str};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
@@ -88,15 +93,16 @@ pub struct SearchConfig {
     pub drop_instruction_like: bool,
 }
 
-/// Safe-search levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SafeSearch {
-    /// No filtering.
-    Off,
-    /// The engines' default filtering.
-    Moderate,
-    /// Strict filtering.
-    Strict,
+vocabulary! {
+    /// Safe-search levels (`[search] safe_search`).
+    pub SafeSearch {
+        /// No filtering.
+        Off => "off",
+        /// The engines' default filtering.
+        Moderate => "moderate",
+        /// Strict filtering.
+        Strict => "strict",
+    }
 }
 
 /// `[fetch]`.
@@ -132,17 +138,18 @@ pub struct PrivacyConfig {
     pub secret_detection: SecretDetection,
 }
 
-/// What the secret check does (LIM-P1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecretDetection {
-    /// Refuse the call (default).
-    Refuse,
-    /// Proceed and log a warning.
-    Warn,
-    /// Mask the secret and proceed, with a notice.
-    Mask,
-    /// No check.
-    Off,
+vocabulary! {
+    /// What the secret check does (LIM-P1, `[privacy] secret_detection`).
+    pub SecretDetection {
+        /// Refuse the call (default).
+        Refuse => "refuse",
+        /// Proceed and log a warning.
+        Warn => "warn",
+        /// Mask the secret and proceed, with a notice.
+        Mask => "mask",
+        /// No check.
+        Off => "off",
+    }
 }
 
 /// `[logging]`.
@@ -213,55 +220,18 @@ pub enum SecretRef {
     File(PathBuf),
 }
 
-/// Engine driver types (the `type` key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineType {
-    /// MediaWiki Action API.
-    Wikipedia,
-    /// Brave Search API.
-    Brave,
-}
-
-impl EngineType {
-    /// The `type` string.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Wikipedia => "wikipedia",
-            Self::Brave => "brave",
-        }
-    }
-}
-
-/// Search categories (the `category` parameter's vocabulary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Category {
-    /// The default.
-    General,
-    /// News.
-    News,
-    /// Science.
-    Science,
-    /// Code.
-    Code,
-}
-
-impl Category {
-    /// Every category, in the order the tool definition lists them.
-    pub const ALL: [Self; 4] = [Self::General, Self::News, Self::Science, Self::Code];
-
-    /// The wire spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::General => "general",
-            Self::News => "news",
-            Self::Science => "science",
-            Self::Code => "code",
-        }
-    }
-
-    /// Parses the wire spelling.
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == s)
+vocabulary! {
+    /// Search categories (the `category` parameter's vocabulary), in the
+    /// order the tool definition lists them.
+    pub Category {
+        /// The default.
+        General => "general",
+        /// News.
+        News => "news",
+        /// Science.
+        Science => "science",
+        /// Code.
+        Code => "code",
     }
 }
 

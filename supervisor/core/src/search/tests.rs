@@ -8,13 +8,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure, ParseRequest, ParseResponse};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::*;
+use crate::Services;
 use crate::config::load_str;
-use crate::ports::{NetPort, ParsePort, PortFuture};
+use crate::error::ErrorKind;
+use crate::limits::URL_MAX_CHARS;
+use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
     "../../../../worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json"
@@ -57,7 +60,7 @@ impl NetPort for FakeNet {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.started.fetch_add(1, Ordering::SeqCst);
         self.urls.lock().unwrap().push(request.url.clone());
         let behaviour = self
@@ -71,13 +74,13 @@ impl NetPort for FakeNet {
             let answer = match behaviour {
                 Some(Behaviour::Answer(delay, body)) => {
                     tokio::time::sleep(delay).await;
-                    Ok(Ok(ExchangeResponse {
+                    Ok(ExchangeResponse {
                         status: 200,
                         headers: Vec::new(),
                         body: body.to_vec(),
-                    }))
+                    })
                 }
-                Some(Behaviour::Reply(status, headers, body)) => Ok(Ok(ExchangeResponse {
+                Some(Behaviour::Reply(status, headers, body)) => Ok(ExchangeResponse {
                     status,
                     headers: headers
                         .iter()
@@ -87,29 +90,16 @@ impl NetPort for FakeNet {
                         })
                         .collect(),
                     body: body.to_vec(),
-                })),
+                }),
                 Some(Behaviour::Hang) => {
                     sleep_until(deadline).await;
-                    Err(PortError::Timeout)
+                    Err(PortError::Timeout.into())
                 }
-                None => Ok(Err(NetFailure::Resolve)),
+                None => Err(NetFailure::Resolve.into()),
             };
             guard.1 = true;
             answer
         })
-    }
-}
-
-/// worker-parse's stand-in: the real parser, called in process.
-struct InProcessParse;
-
-impl ParsePort for InProcessParse {
-    fn parse(
-        &self,
-        request: ParseRequest,
-        _deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
     }
 }
 
@@ -170,7 +160,8 @@ async fn completes_early_once_one_engine_filled_the_results() {
     let out = services
         .web_search(&args(json!({"query": "counter strike"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         started.elapsed(),
         ms(100 + 300),
@@ -207,7 +198,7 @@ async fn answers_deadline_within_the_call_bound_when_every_engine_hangs() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(err.detail["reason"], json!("deadline"));
+    assert_eq!(err.detail()["reason"], json!("deadline"));
 }
 
 // Verifies: REQ-AGG-004, REQ-AGG-007 (a failing engine leaves the other's results, with a notice)
@@ -217,7 +208,8 @@ async fn answers_partial_when_one_engine_fails() {
     let out = services
         .web_search(&args(json!({"query": "q", "max_results": 3})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(out["outcome"], json!("partial"));
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "request_failure"})
@@ -236,8 +228,8 @@ async fn gives_identical_output_whichever_engine_answers_first() {
         ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
     ]);
     let query = args(json!({"query": "hello", "max_results": 20}));
-    let a = first.web_search(&query).await.unwrap();
-    let b = second.web_search(&query).await.unwrap();
+    let a = first.web_search(&query).await.unwrap().to_wire();
+    let b = second.web_search(&query).await.unwrap().to_wire();
     assert_eq!(a.to_string(), b.to_string());
     assert_eq!(a["outcome"], json!("ok"));
     assert_eq!(a["results"].as_array().unwrap().len(), 20);
@@ -267,7 +259,8 @@ async fn skips_engines_that_cannot_honour_the_time_range() {
     let out = services
         .web_search(&args(json!({"query": "hello", "time_range": "week"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         out["notices"][0],
         json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "time_range"})
@@ -351,12 +344,12 @@ async fn refuses_a_query_with_a_credential_before_any_engine_is_asked() {
         .web_search(&args(json!({"query": query_with_key()})))
         .await
         .unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Denied);
+    assert_eq!(err.kind(), ErrorKind::Denied);
     assert_eq!(
-        Value::Object(err.detail.clone()),
+        Value::Object(err.detail()),
         json!({"reason": "secret_in_query", "kind": "aws_access_key_id", "position": 9})
     );
-    assert!(!err.message.contains("AKIA"));
+    assert!(!err.message().contains("AKIA"));
     assert_eq!(net.started.load(Ordering::SeqCst), 0);
 }
 
@@ -374,7 +367,8 @@ async fn masks_warns_or_ignores_as_the_operator_chose() {
         let out = services
             .web_search(&args(json!({"query": query_with_key()})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let urls = net.urls.lock().unwrap().clone();
         assert_eq!(urls.len(), 2, "{mode}");
         for url in &urls {
@@ -416,15 +410,15 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
         ),
     ]);
     let query = args(json!({"query": "hello"}));
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "rate_limited"})
     ));
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 
     tokio::time::advance(ms(4_000)).await;
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(
         out["notices"]
             .as_array()
@@ -434,10 +428,10 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
     assert_eq!(net.started.load(Ordering::SeqCst), 3, "Brave was not asked");
 
     tokio::time::advance(ms(1_000)).await;
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), 5, "the probe went out");
     // The probe was refused again: open once more.
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 }
 
@@ -450,16 +444,16 @@ async fn consecutive_failures_open_the_circuit() {
     ]);
     let query = args(json!({"query": "hello"}));
     for _ in 0..crate::health::FAILURES_TO_OPEN {
-        services.web_search(&query).await.unwrap();
+        services.web_search(&query).await.unwrap().to_wire();
     }
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(
         status["engines"][0],
         json!({"id": "brave", "state": "open", "latency_ms": 0})
     );
     assert_eq!(status["engines"][1]["state"], json!("closed"));
     let before = net.started.load(Ordering::SeqCst);
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), before + 1);
 }
 
@@ -480,7 +474,8 @@ async fn notices_or_drops_instruction_like_results() {
         let out = services
             .web_search(&args(json!({"query": "hello", "max_results": 2})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let notices = out["notices"].as_array().unwrap();
         let urls: Vec<&str> = out["results"]
             .as_array()
@@ -563,7 +558,8 @@ async fn merges_http_and_https_and_shows_https() {
     let out = services
         .web_search(&args(json!({"query": "hello"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     let results = out["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["url"], json!("https://www.example.org/page/"));
@@ -636,8 +632,8 @@ mod properties {
                     ("wikipedia.test", Behaviour::Answer(ms(wiki_ms), wiki_body)),
                     ("brave.test", Behaviour::Answer(ms(brave_ms), brave_body)),
                 ]);
-                runtime.block_on(services.web_search(&query)).map(|v| v.to_string())
-                    .map_err(|e| e.message)
+                runtime.block_on(services.web_search(&query)).map(|v| v.to_wire().to_string())
+                    .map_err(|e| e.message())
             };
             let (a, b) = delays;
             let first = run(a, b);
