@@ -10,9 +10,9 @@ use tokio::sync::Semaphore;
 
 use crate::config::{Config, EngineConfig};
 use crate::engine::Credential;
-use crate::error::DisabledReason;
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
+use crate::response::DisabledReason;
 use crate::returned::ReturnedUrls;
 
 /// A configured engine that is in use.

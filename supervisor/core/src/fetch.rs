@@ -25,13 +25,12 @@ use tokio::time::{Instant, timeout_at};
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{
-    DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
-};
+use crate::error::{DeniedReason, ErrorKind, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::{Document, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
+use crate::response::{Notice, NoticeCode, Outcome};
 use crate::validate::FetchArgs;
 
 pub(crate) use hop::retry_after_ms;

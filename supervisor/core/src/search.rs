@@ -21,11 +21,10 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
-use crate::error::{
-    DeniedReason, EngineErrorClass, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
-};
+use crate::error::{DeniedReason, ToolError, UnavailableReason};
 use crate::health::{Failure, ProbeGuard};
 use crate::response::SearchResponse;
+use crate::response::{EngineErrorClass, Notice, NoticeCode, Outcome};
 use crate::secret;
 use crate::validate::SearchArgs;
 

@@ -3,9 +3,9 @@
 //! within LIM-S13.
 
 use crate::context::{Context, EngineSlot};
-use crate::error::{EngineState, Outcome};
 use crate::health::CircuitState;
 use crate::response::{EngineReport, StatusResponse};
+use crate::response::{EngineState, Outcome};
 
 impl From<CircuitState> for EngineState {
     fn from(state: CircuitState) -> Self {

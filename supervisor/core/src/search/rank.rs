@@ -9,10 +9,10 @@ use rypsok_proto::EngineHit;
 
 use crate::boundary::clean_markup_text;
 use crate::context::ActiveEngine;
-use crate::error::{DropReason, Notice, NoticeCode};
 use crate::instruction::is_instruction_like;
 use crate::limits::{RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS, URL_MAX_CHARS};
 use crate::response::SearchResult;
+use crate::response::{DropReason, Notice, NoticeCode};
 
 /// What the operator chose about results.
 #[derive(Debug, Clone, Copy)]

@@ -12,10 +12,10 @@ use tokio::time::{Instant, timeout_at};
 
 use crate::context::{ActiveEngine, Context};
 use crate::engine::SearchContext;
-use crate::error::EngineErrorClass;
 use crate::health::Failure;
 use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
+use crate::response::EngineErrorClass;
 use crate::validate::SearchArgs;
 
 /// The part of an engine's time kept back from worker-net: its exchange

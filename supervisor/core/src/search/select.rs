@@ -6,9 +6,9 @@
 //! or a request of its rate.
 
 use crate::context::ActiveEngine;
-use crate::error::{Notice, SkipReason};
 use crate::health::{Admit, Health, ProbeGuard};
 use crate::limits::ENGINES_PER_CALL;
+use crate::response::{Notice, SkipReason};
 use crate::validate::SearchArgs;
 
 /// The engines to ask, in preference order, each with the probe it carries
