@@ -204,16 +204,9 @@ async fn run(
             continue;
         }
         if !config.fetch.follow_cross_host_redirects {
-            // The target's robots.txt is honoured too: a target it
-            // disallows is denied, robots_txt; any other failure of that
-            // check (unreachable, a failed https upgrade) still returns the
-            // redirect, since rypsok does not read the target.
-            if config.fetch.robots_txt {
-                match robots::check(services, &hop, network_deadline, call_deadline).await {
-                    Err(e) if is_robots_denial(&e) => return Err(e),
-                    Err(_) | Ok(()) => {}
-                }
-            }
+            // Handed back: the target is not contacted at all, not even for
+            // its robots.txt. The caller's next web_fetch of the location
+            // reads that robots.txt before the page.
             return Err(ToolError::redirected(next.to_string()));
         }
         target = check_hop(next.as_str(), services, Strict::Check)?;
@@ -269,12 +262,6 @@ async fn run(
 /// A redirect target passes the whole URL policy again; a location the
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
-/// Whether `e` is the denial of a robots.txt rule.
-fn is_robots_denial(e: &ToolError) -> bool {
-    e.kind == ErrorKind::Denied
-        && e.detail.get("reason").and_then(Value::as_str) == Some(DeniedReason::RobotsTxt.as_str())
-}
-
 fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, ToolError> {
     policy::check(text, &services.config, &services.fetch.returned, strict).map_err(|e| {
         if e.kind == ErrorKind::InvalidRequest {
