@@ -26,6 +26,10 @@
 
 use std::ops::Range;
 
+mod decoded;
+
+pub use decoded::find_decoded;
+
 /// The credential formats the check knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SecretKind {
@@ -211,8 +215,9 @@ pub fn mask(text: &str, findings: &[Finding]) -> String {
         out.push(c);
     }
     // A mask can end a token that the text after it continued (a token run
-    // into a key block): what the masked text still shows is masked too.
-    let again = find(&out);
+    // into a key block): what the masked text still shows is masked too,
+    // in every form a receiver may decode it to.
+    let again = find_decoded(&out);
     if again.is_empty() {
         out
     } else {

@@ -19,6 +19,7 @@ use url::{Host, Url};
 use crate::config::{Config, SecretDetection};
 use crate::error::{DeniedReason, ToolError};
 use crate::limits::URL_MAX_CHARS;
+use crate::secret::SecretKind;
 
 /// A URL the policy admitted.
 #[derive(Debug, Clone)]
@@ -205,28 +206,42 @@ fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
         .filter(|&(_, c)| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
     let read: String = kept.iter().map(|&(_, c)| c).collect();
-    let Some(finding) = crate::secret::find(&read).into_iter().next() else {
+    let Some((kind, at)) = secret_in_decoded_forms(&read) else {
         return Ok(());
     };
-    let position = kept.get(finding.position).map_or(0, |&(i, _)| i);
+    let position = kept.get(at).map_or(0, |&(i, _)| i);
     match mode {
         SecretDetection::Warn => {
             tracing::warn!(
                 event = "secret_detected",
                 tool = "web_fetch",
-                kind = finding.kind.as_str(),
+                kind = kind.as_str(),
                 "a credential-shaped text is in the URL; proceeding as configured"
             );
             Ok(())
         }
-        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => {
-            Err(ToolError::denied_secret(
-                DeniedReason::SecretInUrl,
-                finding.kind.as_str(),
-                position as u64,
-            ))
-        }
+        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => Err(
+            ToolError::denied_secret(DeniedReason::SecretInUrl, kind.as_str(), position as u64),
+        ),
     }
+}
+
+/// The first credential in any form the site may decode the URL to: as
+/// written, its path and query percent-decoded (repeatedly while that
+/// changes them, `+` as a space too), and its host as IDNA writes it. The
+/// position is in `read`'s Unicode scalar values; a credential only the
+/// host's IDNA form shows is placed at the authority.
+fn secret_in_decoded_forms(read: &str) -> Option<(SecretKind, usize)> {
+    if let Some(f) = crate::secret::find_decoded(read).first() {
+        return Some((f.kind, f.position));
+    }
+    let parsed = Url::parse(read).ok()?;
+    let host = parsed.host_str()?;
+    let f = crate::secret::find(host).into_iter().next()?;
+    Some((
+        f.kind,
+        usize::try_from(authority_position(read)).unwrap_or(0),
+    ))
 }
 
 /// The URLs `web_search` returned in this process, kept only in strict
