@@ -259,29 +259,16 @@ impl Gate {
     }
 
     /// The caller a call counts against (REQ-SEC-019): the token's
-    /// identity, else the session, else the loopback host as one caller.
-    /// Only an open session's id names a caller: any request can carry the
-    /// header, and a made-up id per request must not buy a fresh budget.
-    async fn caller(&self, request: &Request<Incoming>) -> Caller {
+    /// identity, else the loopback host as one caller. Without a token
+    /// there is no identity: a session is no caller of its own, or ending
+    /// one and opening the next (DELETE, initialize) would buy a fresh
+    /// rate-limit budget each time. Every caller of a tokenless listener
+    /// shares one budget, as stdio's one client does.
+    fn caller(&self) -> Caller {
         if self.token.is_some() {
-            return Caller::remote("token");
-        }
-        let session = match request
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|id| id.to_str().ok())
-        {
-            Some(id) if self.mcp.has_session(id).await => Some(id),
-            Some(_) | None => None,
-        };
-        match session {
-            // A label derived from the id, never the id: it is a capability.
-            Some(id) => {
-                let digest = Sha256::digest(id.as_bytes());
-                let label: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-                Caller::remote(&format!("session-{label}"))
-            }
-            None => Caller::remote("loopback"),
+            Caller::remote("token")
+        } else {
+            Caller::remote("loopback")
         }
     }
 
@@ -300,7 +287,7 @@ impl Gate {
         if declared.is_some_and(|n| n > self.max_body_bytes as u64) {
             return self.refuse(Reason::BodyTooLarge, StatusCode::PAYLOAD_TOO_LARGE);
         }
-        let caller = self.caller(&request).await;
+        let caller = self.caller();
         let (mut parts, body) = request.into_parts();
         let deadline = received + Duration::from_millis(limits::HTTP_REQUEST_MS);
         // One byte past LIM-H2 is enough for the SDK to answer 413 for a

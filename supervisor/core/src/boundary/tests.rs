@@ -363,7 +363,10 @@ fn removes_a_tag_cut_short_at_the_end_of_a_provider_text() {
     // A provider's own cut left a `<` and the first letters of a tag.
     for (raw, want) in [
         ("Rust is a language for <str", "Rust is a language for"),
-        ("Rust is a <strong>language</strong> for <", "Rust is a language for <"),
+        (
+            "Rust is a <strong>language</strong> for <",
+            "Rust is a language for <",
+        ),
         ("ends in a closing tag</", "ends in a closing tag"),
         ("ends in a closing tag</stro", "ends in a closing tag"),
         ("unclosed <span class=\"x", "unclosed"),
@@ -374,7 +377,11 @@ fn removes_a_tag_cut_short_at_the_end_of_a_provider_text() {
         let once = clean_markup_text(raw, 300);
         assert_eq!(once.text, want, "{raw:?}");
         // Cleaning stays idempotent.
-        assert_eq!(clean_markup_text(&once.text, 300).text, once.text, "{raw:?}");
+        assert_eq!(
+            clean_markup_text(&once.text, 300).text,
+            once.text,
+            "{raw:?}"
+        );
         assert_eq!(clean_decoded_text(&once.text, 300).text, once.text);
     }
     // The bound applies to what is left, with no ellipsis for the cut tag.
