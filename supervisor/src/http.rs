@@ -46,6 +46,10 @@ use tokio_util::task::TaskTracker;
 
 use crate::mcp::{HttpResponse, McpHttp};
 
+mod bounds;
+
+use bounds::{Ended, PeerLimit, PeerPermit, StreamGuard, Streams};
+
 /// The one path served.
 const PATH: &str = "/mcp";
 /// The HTTP/2 connection preface (RFC 9113 §3.4).
@@ -61,6 +65,10 @@ const COUNTS_EVERY: Duration = Duration::from_secs(60);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// The Retry-After of a 503 (design §2).
 const RETRY_AFTER_S: &str = "30";
+/// Streams one HTTP/2 connection may have open at once: a client runs a
+/// few calls in parallel; the bound keeps one connection from holding a
+/// whole session's worth of gate work.
+const H2_MAX_STREAMS: u32 = 32;
 
 /// Why the listener refused something, counted under `http` (design §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,10 +87,12 @@ enum Reason {
     SdkForbidden,
     SdkNotAcceptable,
     SdkBodyTooLarge,
+    /// A connection past one peer's share of LIM-H1.
+    PeerConnections,
 }
 
 impl Reason {
-    const ALL: [Self; 12] = [
+    const ALL: [Self; 13] = [
         Self::TooManyConnections,
         Self::IdleConnection,
         Self::HeaderTimeout,
@@ -95,6 +105,7 @@ impl Reason {
         Self::SdkForbidden,
         Self::SdkNotAcceptable,
         Self::SdkBodyTooLarge,
+        Self::PeerConnections,
     ];
 
     const fn as_str(self) -> &'static str {
@@ -111,6 +122,7 @@ impl Reason {
             Self::SdkForbidden => "sdk_forbidden",
             Self::SdkNotAcceptable => "sdk_not_acceptable",
             Self::SdkBodyTooLarge => "sdk_body_too_large",
+            Self::PeerConnections => "too_many_from_peer",
         }
     }
 
@@ -169,6 +181,7 @@ impl Counts {
             sdk_forbidden = n[9],
             sdk_not_acceptable = n[10],
             sdk_body_too_large = n[11],
+            too_many_from_peer = n[12],
             "refusals by reason"
         );
     }
@@ -371,6 +384,8 @@ struct Guarded {
     inner: BoxBody<Bytes, Infallible>,
     lifetime: Pin<Box<Sleep>>,
     _in_flight: Option<InFlightGuard>,
+    /// Keeps the connection's request counted as open until the body ends.
+    _stream: Option<StreamGuard>,
 }
 
 impl Guarded {
@@ -385,6 +400,7 @@ impl Guarded {
                 limits::HTTP_STREAM_LIFETIME_MS,
             ))),
             _in_flight: in_flight,
+            _stream: None,
         }
     }
 
@@ -497,8 +513,14 @@ impl AsyncWrite for Rewind {
     }
 }
 
-/// Serves one accepted connection while it holds one of LIM-H1 permits.
-async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaphorePermit) {
+/// Serves one accepted connection while it holds one of LIM-H1 permits
+/// and one of its peer's.
+async fn connection(
+    gate: Arc<Gate>,
+    mut stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+    _peer: PeerPermit,
+) {
     let mut seen = Vec::with_capacity(H2_PREFACE.len());
     let wait = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let protocol = tokio::select! {
@@ -519,9 +541,19 @@ async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaph
         seen: Bytes::from(seen),
         stream,
     });
+    let streams = Streams::new();
     let service = {
         let gate = Arc::clone(&gate);
-        service_fn(move |request| Arc::clone(&gate).answer(request))
+        let streams = Arc::clone(&streams);
+        service_fn(move |request| {
+            let gate = Arc::clone(&gate);
+            let open = streams.enter();
+            async move {
+                let mut response = gate.answer(request).await?;
+                response.body_mut()._stream = Some(open);
+                Ok::<_, Infallible>(response)
+            }
+        })
     };
     let request_time = Duration::from_millis(limits::HTTP_REQUEST_MS);
     let result = match protocol {
@@ -536,12 +568,32 @@ async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaph
             drive(conn, &gate.draining, |c| c.graceful_shutdown()).await
         }
         Protocol::Http2 => {
+            // hyper's own bounds where it has them (pings answered within
+            // LIM-H3, streams, header list); the idle bound is ours
+            // (`bounds`): hyper has none for HTTP/2.
             let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-            builder.timer(TokioTimer::new()).max_header_list_size(
-                u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX),
-            );
+            builder
+                .timer(TokioTimer::new())
+                .max_header_list_size(
+                    u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX),
+                )
+                .max_concurrent_streams(H2_MAX_STREAMS)
+                .keep_alive_interval(request_time)
+                .keep_alive_timeout(wait);
             let conn = builder.serve_connection(io, service);
-            drive(conn, &gate.draining, |c| c.graceful_shutdown()).await
+            match bounds::drive_h2(conn, &streams, wait, &gate.draining, |c| {
+                c.graceful_shutdown();
+            })
+            .await
+            {
+                Ended::Done(result) => result,
+                Ended::Idle => {
+                    // Counted, never logged per connection, like a
+                    // connection that never showed its protocol.
+                    gate.counts.add(Reason::IdleConnection);
+                    Ok(())
+                }
+            }
         }
     };
     if let Err(e) = result
@@ -643,20 +695,30 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
 
     let connections = TaskTracker::new();
     let permits = Arc::new(Semaphore::new(config.limits.http_connections));
+    let peers = PeerLimit::new(config.limits.http_connections);
     loop {
         tokio::select! {
             _ = term.recv() => break,
             _ = int.recv() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => match Arc::clone(&permits).try_acquire_owned() {
-                    Ok(permit) => {
-                        connections.spawn(connection(Arc::clone(&gate), stream, permit));
-                    }
-                    // Closed unanswered (design §2).
-                    Err(_) => {
+                Ok((stream, peer)) => match peers.admit(peer.ip()) {
+                    // Past the peer's share: closed unanswered, counted,
+                    // not logged per connection (a flood of them must not
+                    // write a flood of lines).
+                    None => {
                         drop(stream);
-                        gate.counts.add(Reason::TooManyConnections);
+                        gate.counts.add(Reason::PeerConnections);
                     }
+                    Some(peer) => match Arc::clone(&permits).try_acquire_owned() {
+                        Ok(permit) => {
+                            connections.spawn(connection(Arc::clone(&gate), stream, permit, peer));
+                        }
+                        // Closed unanswered (design §2).
+                        Err(_) => {
+                            drop(stream);
+                            gate.counts.add(Reason::TooManyConnections);
+                        }
+                    },
                 },
                 Err(e) => {
                     // Out of descriptors, most likely: wait rather than spin.

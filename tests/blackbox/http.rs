@@ -20,6 +20,28 @@ fn start() -> Server {
     Server::start_http(&format!("config_version = 1\n{LOOPBACK}"), &[])
 }
 
+/// A connection from another loopback source address (all of 127.0.0.0/8
+/// is loopback), so that a test can be two peers at once.
+#[allow(clippy::disallowed_methods)] // the test is the client of its own loopback server
+fn connect_from(source: [u8; 4], addr: SocketAddr) -> TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+    socket
+        .bind(&SocketAddr::from((source, 0)).into())
+        .expect("bind a loopback source");
+    socket
+        .connect_timeout(&addr.into(), Duration::from_secs(2))
+        .expect("connect");
+    let stream: TcpStream = socket.into();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .expect("read timeout");
+    stream
+}
+
+/// The HTTP/2 preface and an empty SETTINGS frame.
+const H2_START: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+
 #[allow(clippy::disallowed_methods)] // the test is the client of its own loopback server
 fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
@@ -715,9 +737,17 @@ fn speaks_http2_with_prior_knowledge() {
 fn a_connection_flood_is_bounded() {
     let mut server = start();
     let addr = server.http_addr();
-    // LIM-H1 connections that say nothing, then a few more.
-    let mut held: Vec<TcpStream> = (0..256).map(|_| connect(addr)).collect();
-    let mut extra: Vec<TcpStream> = (0..8).map(|_| connect(addr)).collect();
+    // LIM-H1 connections that say nothing, from four sources (one source
+    // holds at most a quarter), then a few more from a fifth.
+    let mut held: Vec<TcpStream> = [10_u8, 11, 12, 13]
+        .iter()
+        .cycle()
+        .take(256)
+        .map(|&source| connect_from([127, 0, 0, source], addr))
+        .collect();
+    let mut extra: Vec<TcpStream> = (0..8)
+        .map(|_| connect_from([127, 0, 0, 20], addr))
+        .collect();
     for stream in &mut extra {
         let waited = closed_within(stream, Duration::from_secs(2));
         assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
@@ -737,6 +767,63 @@ fn a_connection_flood_is_bounded() {
     let counts = final_counts(&mut server);
     assert_eq!(counts["too_many_connections"], json!(8));
     assert_eq!(counts["idle_connection"], json!(256));
+}
+
+// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, the rest are closed unanswered and counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
+#[test]
+fn idle_http2_connections_from_one_source_leave_a_request_answered() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let started = Instant::now();
+    // LIM-H1 connections from one source, each the preface and SETTINGS,
+    // then nothing.
+    let idle: Vec<TcpStream> = (0..256)
+        .map(|_| {
+            let mut stream = connect_from([127, 0, 0, 2], addr);
+            // A connection already closed by the server may refuse the write.
+            let _ = stream.write_all(H2_START);
+            stream
+        })
+        .collect();
+    // A HEADERS frame on stream 1 without END_HEADERS (`:method GET`), from
+    // another source: its headers never complete.
+    let mut headers = connect_from([127, 0, 0, 3], addr);
+    headers.write_all(H2_START).expect("write");
+    headers
+        .write_all(b"\x00\x00\x01\x01\x00\x00\x00\x00\x01\x82")
+        .expect("write");
+    // A legitimate request from a third source is answered meanwhile.
+    let answer = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    // Those past the source's share were closed at once: a quarter of
+    // LIM-H1 is held.
+    let mut held: Vec<TcpStream> = idle
+        .into_iter()
+        .filter_map(|mut stream| {
+            closed_within(&mut stream, Duration::from_millis(20))
+                .is_none()
+                .then_some(stream)
+        })
+        .collect();
+    assert_eq!(held.len(), 64);
+    // Those held are closed at LIM-H3 (5 s) from their preface, not
+    // before and not much after.
+    held.push(headers);
+    for stream in &mut held {
+        closed_within(stream, Duration::from_secs(15)).expect("an idle connection stayed open");
+        let at = started.elapsed();
+        assert!(at >= Duration::from_secs(4), "closed after {at:?}");
+    }
+    let last = started.elapsed();
+    assert!(
+        last < Duration::from_secs(9),
+        "the last closed after {last:?}"
+    );
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["too_many_from_peer"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["idle_connection"], json!(64 + 1), "{counts}");
+    assert_eq!(counts["too_many_connections"], json!(0), "{counts}");
 }
 
 /// The outcome of a tool call, or its error's reason.
@@ -996,8 +1083,13 @@ fn a_lowered_connection_bound_is_enforced() {
     let addr = server.http_addr();
     // LIM-H1 = 4: four silent connections hold every place; more are
     // closed unanswered; once those four go, the listener serves again.
-    let mut held: Vec<TcpStream> = (0..4).map(|_| connect(addr)).collect();
-    let mut extra: Vec<TcpStream> = (0..2).map(|_| connect(addr)).collect();
+    // From four sources: one source holds at most a quarter of LIM-H1.
+    let mut held: Vec<TcpStream> = (0..4)
+        .map(|n| connect_from([127, 0, 0, 30 + n], addr))
+        .collect();
+    let mut extra: Vec<TcpStream> = (0..2)
+        .map(|_| connect_from([127, 0, 0, 40], addr))
+        .collect();
     for stream in &mut extra {
         let waited = closed_within(stream, Duration::from_secs(2));
         assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
