@@ -10,6 +10,7 @@ mod http;
 mod mcp;
 mod sandbox;
 mod serve;
+mod stdio_lines;
 mod telemetry;
 mod worker;
 mod workers;
