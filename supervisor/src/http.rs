@@ -4,14 +4,18 @@
 //!
 //! The SDK's Streamable HTTP service (`mcp.rs`) answers the protocol's own
 //! statuses; this gate, in front of it, answers the rest: 404 for another
-//! path, 401, 413 for a declared body over LIM-H2, 408, and 503 beyond
+//! path, 401, 413 for a declared body over LIM-H2, 408, 400 for a POST
+//! body that is not JSON, and 503 beyond
 //! LIM-H6 sessions (none exist when the operator switched the
 //! handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6 are the
 //! operator's `[limits]`. hyper answers 431 (LIM-H7). Below hyper the listener
 //! holds LIM-H1 connections, closing one more unanswered, and reads a new
 //! connection's first bytes itself under LIM-H3 to learn HTTP/1 or HTTP/2
 //! before handing them back to hyper: hyper's own auto-detection would wait
-//! for them forever.
+//! for them forever. One peer address holds at most a quarter of LIM-H1, and
+//! an HTTP/2 connection with no open stream is closed after LIM-H3
+//! (`bounds`). The SDK's 415 text, its parser's message, is replaced by a
+//! fixed one, since it can quote the body.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -89,10 +93,13 @@ enum Reason {
     SdkBodyTooLarge,
     /// A connection past one peer's share of LIM-H1.
     PeerConnections,
+    /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
+    /// surrogate escape, nesting past the parser's limit).
+    InvalidJson,
 }
 
 impl Reason {
-    const ALL: [Self; 13] = [
+    const ALL: [Self; 14] = [
         Self::TooManyConnections,
         Self::IdleConnection,
         Self::HeaderTimeout,
@@ -106,6 +113,7 @@ impl Reason {
         Self::SdkNotAcceptable,
         Self::SdkBodyTooLarge,
         Self::PeerConnections,
+        Self::InvalidJson,
     ];
 
     const fn as_str(self) -> &'static str {
@@ -123,6 +131,7 @@ impl Reason {
             Self::SdkNotAcceptable => "sdk_not_acceptable",
             Self::SdkBodyTooLarge => "sdk_body_too_large",
             Self::PeerConnections => "too_many_from_peer",
+            Self::InvalidJson => "invalid_json",
         }
     }
 
@@ -182,6 +191,7 @@ impl Counts {
             sdk_not_acceptable = n[10],
             sdk_body_too_large = n[11],
             too_many_from_peer = n[12],
+            invalid_json = n[13],
             "refusals by reason"
         );
     }
@@ -232,7 +242,11 @@ impl Gate {
 
     fn refuse(&self, reason: Reason, status: StatusCode) -> GateResponse {
         self.counts.add(reason);
-        let mut response = Response::new(Guarded::plain(status.canonical_reason().unwrap_or("")));
+        let text = match reason {
+            Reason::InvalidJson => "Bad Request: the body is not valid JSON",
+            _ => status.canonical_reason().unwrap_or(""),
+        };
+        let mut response = Response::new(Guarded::plain(text));
         *response.status_mut() = status;
         let headers = response.headers_mut();
         headers.insert(
@@ -319,6 +333,17 @@ impl Gate {
                 Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
             };
         let is_post = parts.method == Method::POST;
+        // The SDK would answer 415 with its parser's message, which can
+        // quote the body: a body that is not JSON is refused here with a
+        // fixed text.
+        // A body over LIM-H2 was cut after one byte more: the SDK answers
+        // 413 for it.
+        if is_post
+            && body.len() <= self.max_body_bytes
+            && serde_json::from_slice::<serde_json::Value>(&body).is_err()
+        {
+            return self.refuse(Reason::InvalidJson, StatusCode::BAD_REQUEST);
+        }
         let session_limit = self.max_sessions.filter(|_| {
             is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body)
         });
@@ -337,6 +362,19 @@ impl Gate {
         } else {
             self.mcp.handle(request).await
         };
+        if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            // The SDK's text is its parser's message, which can quote a
+            // field of the body: a fixed one instead.
+            let mut fixed = Response::new(Guarded::plain(
+                "Unsupported Media Type: the body must be one JSON-RPC message sent as application/json",
+            ));
+            *fixed.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+            fixed.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            return fixed;
+        }
         match response.status() {
             StatusCode::BAD_REQUEST => self.counts.add(Reason::SdkBadRequest),
             StatusCode::FORBIDDEN => self.counts.add(Reason::SdkForbidden),

@@ -452,6 +452,14 @@ fn the_sdk_and_hyper_answer_theirs() {
         r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
     );
     assert_eq!(null_id.status, 415, "{null_id:?}");
+    // Its text is fixed: the parser's message could quote the body.
+    let unknown = post(
+        addr,
+        &[("MCP-Protocol-Version", CURRENT)],
+        r#"{"jsonrpc":"2.0","id":1,"method":{"quoted-secret":1}}"#,
+    );
+    assert_eq!(unknown.status, 415, "{unknown:?}");
+    assert!(!unknown.body.contains("quoted-secret"), "{unknown:?}");
 
     // 413 streamed: chunked, no length declared, more than LIM-H2.
     let mut stream = connect(addr);
@@ -1209,4 +1217,31 @@ fn the_earlier_revisions_can_be_switched_off() {
     let counts = final_counts(&mut server);
     assert_eq!(counts["session_limit"], json!(0));
     assert_eq!(counts["sdk_bad_request"], json!(2));
+}
+
+// Verifies: REQ-MCP-003, REQ-MCP-004, REQ-SEC-016 (a body that is not JSON, with invalid UTF-8, a lone surrogate escape or nesting past the parser's limit, gets a 400 whose text does not echo the body)
+#[test]
+fn a_body_that_is_not_json_gets_a_clear_400_without_echo() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let bodies = [
+        "this is not json, echo-me".to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"echo-me\ud800"}}"#
+            .to_owned(),
+        deep,
+    ];
+    for body in &bodies {
+        let (headers, _) = current_request("tools/list", json!({}));
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let answer = post(addr, &headers, body);
+        assert_eq!(answer.status, 400, "{answer:?}");
+        assert!(answer.body.contains("not valid JSON"), "{answer:?}");
+        assert!(!answer.body.contains("echo-me") && !answer.body.contains("[["));
+    }
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["invalid_json"], json!(3), "{counts}");
 }
