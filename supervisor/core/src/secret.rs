@@ -16,7 +16,9 @@
 //! ASCII is folded, so that a token split by a zero-width joiner is still a
 //! token. Positions and lengths count Unicode scalar values of the original
 //! text, invisible characters included, so that [`mask`] covers the whole
-//! token as the caller wrote it.
+//! token as the caller wrote it. [`find_decoded`] reads the forms a
+//! receiver may decode the text to as well (percent-encoding, `+` as a
+//! space), for URLs and queries.
 //!
 //! The matchers are written by hand: each format is a few literal prefixes
 //! and character-class runs, and the confirmations need byte-level work
