@@ -73,7 +73,9 @@ fuzz_target!(|data: &[u8]| {
             let encoded = encode_at(&text, at);
             let again = find_decoded(&encoded);
             assert!(
-                again.iter().any(|g| g.position <= at && at < g.position + g.len),
+                again
+                    .iter()
+                    .any(|g| g.position <= at && at < g.position + g.len),
                 "{encoded:?}"
             );
             let twice = encoded.replace('%', "%25");
