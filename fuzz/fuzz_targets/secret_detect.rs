@@ -4,11 +4,32 @@
 //! spaces slipped in after its letters and digits holds the same kinds of
 //! credential (the detector reads through invisible characters); a masked
 //! text holds no credential, keeps the text outside the findings, and
-//! names each finding's kind.
+//! names each finding's kind. A credential stays found (by the decoding
+//! check) when any of its characters is percent-encoded, once or twice, and
+//! a text masked with the decoding check's findings holds no credential in
+//! any decoded form.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_core::secret::{find, mask};
+use rypsok_core::secret::{find, find_decoded, mask};
+
+/// `text` with the character at `at` percent-encoded (its UTF-8 bytes).
+fn encode_at(text: &str, at: usize) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == at {
+                let mut buf = [0_u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -40,4 +61,28 @@ fuzz_target!(|data: &[u8]| {
     if findings.is_empty() {
         assert_eq!(masked, text);
     }
+
+    // Decoded forms: every finding as written is found again with one of
+    // its characters (picked by the input's length) percent-encoded, and
+    // encoded twice. A text that already holds `%` or `+` decodes
+    // differently around the token, so it is left to the masking check.
+    assert!(find_decoded(&text).len() >= findings.len().min(1));
+    if !text.contains(['%', '+']) {
+        for f in &findings {
+            let at = f.position + data.len() % f.len;
+            let encoded = encode_at(&text, at);
+            let again = find_decoded(&encoded);
+            assert!(
+                again
+                    .iter()
+                    .any(|g| g.position <= at && at < g.position + g.len),
+                "{encoded:?}"
+            );
+            let twice = encoded.replace('%', "%25");
+            assert!(!find_decoded(&twice).is_empty(), "{twice:?}");
+        }
+    }
+    let decoded_findings = find_decoded(&text);
+    let masked = mask(&text, &decoded_findings);
+    assert!(find_decoded(&masked).is_empty(), "{masked:?}");
 });

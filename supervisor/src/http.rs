@@ -4,14 +4,18 @@
 //!
 //! The SDK's Streamable HTTP service (`mcp.rs`) answers the protocol's own
 //! statuses; this gate, in front of it, answers the rest: 404 for another
-//! path, 401, 413 for a declared body over LIM-H2, 408, and 503 beyond
+//! path, 401, 413 for a declared body over LIM-H2, 408, 400 for a POST
+//! body that is not JSON, and 503 beyond
 //! LIM-H6 sessions (none exist when the operator switched the
 //! handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6 are the
 //! operator's `[limits]`. hyper answers 431 (LIM-H7). Below hyper the listener
 //! holds LIM-H1 connections, closing one more unanswered, and reads a new
 //! connection's first bytes itself under LIM-H3 to learn HTTP/1 or HTTP/2
 //! before handing them back to hyper: hyper's own auto-detection would wait
-//! for them forever.
+//! for them forever. One peer address holds at most a quarter of LIM-H1, and
+//! an HTTP/2 connection with no open stream is closed after LIM-H3
+//! (`bounds`). The SDK's 415 text, its parser's message, is replaced by a
+//! fixed one, since it can quote the body.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -46,6 +50,10 @@ use tokio_util::task::TaskTracker;
 
 use crate::mcp::{HttpResponse, McpHttp};
 
+mod bounds;
+
+use bounds::{Ended, PeerLimit, PeerPermit, StreamGuard, Streams};
+
 /// The one path served.
 const PATH: &str = "/mcp";
 /// The HTTP/2 connection preface (RFC 9113 §3.4).
@@ -61,6 +69,10 @@ const COUNTS_EVERY: Duration = Duration::from_secs(60);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// The Retry-After of a 503 (design §2).
 const RETRY_AFTER_S: &str = "30";
+/// Streams one HTTP/2 connection may have open at once: a client runs a
+/// few calls in parallel; the bound keeps one connection from holding a
+/// whole session's worth of gate work.
+const H2_MAX_STREAMS: u32 = 32;
 
 /// Why the listener refused something, counted under `http` (design §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,10 +91,15 @@ enum Reason {
     SdkForbidden,
     SdkNotAcceptable,
     SdkBodyTooLarge,
+    /// A connection past one peer's share of LIM-H1.
+    PeerConnections,
+    /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
+    /// surrogate escape, nesting past the parser's limit).
+    InvalidJson,
 }
 
 impl Reason {
-    const ALL: [Self; 12] = [
+    const ALL: [Self; 14] = [
         Self::TooManyConnections,
         Self::IdleConnection,
         Self::HeaderTimeout,
@@ -95,6 +112,8 @@ impl Reason {
         Self::SdkForbidden,
         Self::SdkNotAcceptable,
         Self::SdkBodyTooLarge,
+        Self::PeerConnections,
+        Self::InvalidJson,
     ];
 
     const fn as_str(self) -> &'static str {
@@ -111,6 +130,8 @@ impl Reason {
             Self::SdkForbidden => "sdk_forbidden",
             Self::SdkNotAcceptable => "sdk_not_acceptable",
             Self::SdkBodyTooLarge => "sdk_body_too_large",
+            Self::PeerConnections => "too_many_from_peer",
+            Self::InvalidJson => "invalid_json",
         }
     }
 
@@ -169,6 +190,8 @@ impl Counts {
             sdk_forbidden = n[9],
             sdk_not_acceptable = n[10],
             sdk_body_too_large = n[11],
+            too_many_from_peer = n[12],
+            invalid_json = n[13],
             "refusals by reason"
         );
     }
@@ -219,7 +242,11 @@ impl Gate {
 
     fn refuse(&self, reason: Reason, status: StatusCode) -> GateResponse {
         self.counts.add(reason);
-        let mut response = Response::new(Guarded::plain(status.canonical_reason().unwrap_or("")));
+        let text = match reason {
+            Reason::InvalidJson => "Bad Request: the body is not valid JSON",
+            _ => status.canonical_reason().unwrap_or(""),
+        };
+        let mut response = Response::new(Guarded::plain(text));
         *response.status_mut() = status;
         let headers = response.headers_mut();
         headers.insert(
@@ -259,29 +286,16 @@ impl Gate {
     }
 
     /// The caller a call counts against (REQ-SEC-019): the token's
-    /// identity, else the session, else the loopback host as one caller.
-    /// Only an open session's id names a caller: any request can carry the
-    /// header, and a made-up id per request must not buy a fresh budget.
-    async fn caller(&self, request: &Request<Incoming>) -> Caller {
+    /// identity, else the loopback host as one caller. Without a token
+    /// there is no identity: a session is no caller of its own, or ending
+    /// one and opening the next (DELETE, initialize) would buy a fresh
+    /// rate-limit budget each time. Every caller of a tokenless listener
+    /// shares one budget, as stdio's one client does.
+    fn caller(&self) -> Caller {
         if self.token.is_some() {
-            return Caller::remote("token");
-        }
-        let session = match request
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|id| id.to_str().ok())
-        {
-            Some(id) if self.mcp.has_session(id).await => Some(id),
-            Some(_) | None => None,
-        };
-        match session {
-            // A label derived from the id, never the id: it is a capability.
-            Some(id) => {
-                let digest = Sha256::digest(id.as_bytes());
-                let label: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-                Caller::remote(&format!("session-{label}"))
-            }
-            None => Caller::remote("loopback"),
+            Caller::remote("token")
+        } else {
+            Caller::remote("loopback")
         }
     }
 
@@ -300,7 +314,7 @@ impl Gate {
         if declared.is_some_and(|n| n > self.max_body_bytes as u64) {
             return self.refuse(Reason::BodyTooLarge, StatusCode::PAYLOAD_TOO_LARGE);
         }
-        let caller = self.caller(&request).await;
+        let caller = self.caller();
         let (mut parts, body) = request.into_parts();
         let deadline = received + Duration::from_millis(limits::HTTP_REQUEST_MS);
         // One byte past LIM-H2 is enough for the SDK to answer 413 for a
@@ -319,6 +333,17 @@ impl Gate {
                 Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
             };
         let is_post = parts.method == Method::POST;
+        // The SDK would answer 415 with its parser's message, which can
+        // quote the body: a body that is not JSON is refused here with a
+        // fixed text.
+        // A body over LIM-H2 was cut after one byte more: the SDK answers
+        // 413 for it.
+        if is_post
+            && body.len() <= self.max_body_bytes
+            && serde_json::from_slice::<serde_json::Value>(&body).is_err()
+        {
+            return self.refuse(Reason::InvalidJson, StatusCode::BAD_REQUEST);
+        }
         let session_limit = self.max_sessions.filter(|_| {
             is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body)
         });
@@ -337,6 +362,19 @@ impl Gate {
         } else {
             self.mcp.handle(request).await
         };
+        if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            // The SDK's text is its parser's message, which can quote a
+            // field of the body: a fixed one instead.
+            let mut fixed = Response::new(Guarded::plain(
+                "Unsupported Media Type: the body must be one JSON-RPC message sent as application/json",
+            ));
+            *fixed.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+            fixed.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            return fixed;
+        }
         match response.status() {
             StatusCode::BAD_REQUEST => self.counts.add(Reason::SdkBadRequest),
             StatusCode::FORBIDDEN => self.counts.add(Reason::SdkForbidden),
@@ -384,6 +422,8 @@ struct Guarded {
     inner: BoxBody<Bytes, Infallible>,
     lifetime: Pin<Box<Sleep>>,
     _in_flight: Option<InFlightGuard>,
+    /// Keeps the connection's request counted as open until the body ends.
+    _stream: Option<StreamGuard>,
 }
 
 impl Guarded {
@@ -398,6 +438,7 @@ impl Guarded {
                 limits::HTTP_STREAM_LIFETIME_MS,
             ))),
             _in_flight: in_flight,
+            _stream: None,
         }
     }
 
@@ -510,8 +551,14 @@ impl AsyncWrite for Rewind {
     }
 }
 
-/// Serves one accepted connection while it holds one of LIM-H1 permits.
-async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaphorePermit) {
+/// Serves one accepted connection while it holds one of LIM-H1 permits
+/// and one of its peer's.
+async fn connection(
+    gate: Arc<Gate>,
+    mut stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+    _peer: PeerPermit,
+) {
     let mut seen = Vec::with_capacity(H2_PREFACE.len());
     let wait = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let protocol = tokio::select! {
@@ -532,9 +579,19 @@ async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaph
         seen: Bytes::from(seen),
         stream,
     });
+    let streams = Streams::new();
     let service = {
         let gate = Arc::clone(&gate);
-        service_fn(move |request| Arc::clone(&gate).answer(request))
+        let streams = Arc::clone(&streams);
+        service_fn(move |request| {
+            let gate = Arc::clone(&gate);
+            let open = streams.enter();
+            async move {
+                let mut response = gate.answer(request).await?;
+                response.body_mut()._stream = Some(open);
+                Ok::<_, Infallible>(response)
+            }
+        })
     };
     let request_time = Duration::from_millis(limits::HTTP_REQUEST_MS);
     let result = match protocol {
@@ -549,12 +606,32 @@ async fn connection(gate: Arc<Gate>, mut stream: TcpStream, _permit: OwnedSemaph
             drive(conn, &gate.draining, |c| c.graceful_shutdown()).await
         }
         Protocol::Http2 => {
+            // hyper's own bounds where it has them (pings answered within
+            // LIM-H3, streams, header list); the idle bound is ours
+            // (`bounds`): hyper has none for HTTP/2.
             let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-            builder.timer(TokioTimer::new()).max_header_list_size(
-                u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX),
-            );
+            builder
+                .timer(TokioTimer::new())
+                .max_header_list_size(
+                    u32::try_from(limits::HTTP_MAX_HEADER_BYTES).unwrap_or(u32::MAX),
+                )
+                .max_concurrent_streams(H2_MAX_STREAMS)
+                .keep_alive_interval(request_time)
+                .keep_alive_timeout(wait);
             let conn = builder.serve_connection(io, service);
-            drive(conn, &gate.draining, |c| c.graceful_shutdown()).await
+            match bounds::drive_h2(conn, &streams, wait, &gate.draining, |c| {
+                c.graceful_shutdown();
+            })
+            .await
+            {
+                Ended::Done(result) => result,
+                Ended::Idle => {
+                    // Counted, never logged per connection, like a
+                    // connection that never showed its protocol.
+                    gate.counts.add(Reason::IdleConnection);
+                    Ok(())
+                }
+            }
         }
     };
     if let Err(e) = result
@@ -656,20 +733,30 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
 
     let connections = TaskTracker::new();
     let permits = Arc::new(Semaphore::new(config.limits.http_connections));
+    let peers = PeerLimit::new(config.limits.http_connections);
     loop {
         tokio::select! {
             _ = term.recv() => break,
             _ = int.recv() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => match Arc::clone(&permits).try_acquire_owned() {
-                    Ok(permit) => {
-                        connections.spawn(connection(Arc::clone(&gate), stream, permit));
-                    }
-                    // Closed unanswered (design §2).
-                    Err(_) => {
+                Ok((stream, peer)) => match peers.admit(peer.ip()) {
+                    // Past the peer's share: closed unanswered, counted,
+                    // not logged per connection (a flood of them must not
+                    // write a flood of lines).
+                    None => {
                         drop(stream);
-                        gate.counts.add(Reason::TooManyConnections);
+                        gate.counts.add(Reason::PeerConnections);
                     }
+                    Some(peer) => match Arc::clone(&permits).try_acquire_owned() {
+                        Ok(permit) => {
+                            connections.spawn(connection(Arc::clone(&gate), stream, permit, peer));
+                        }
+                        // Closed unanswered (design §2).
+                        Err(_) => {
+                            drop(stream);
+                            gate.counts.add(Reason::TooManyConnections);
+                        }
+                    },
                 },
                 Err(e) => {
                     // Out of descriptors, most likely: wait rather than spin.

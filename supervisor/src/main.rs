@@ -11,6 +11,7 @@ mod mcp;
 mod sandbox;
 mod secrets;
 mod serve;
+mod stdio_lines;
 mod telemetry;
 mod worker;
 mod workers;

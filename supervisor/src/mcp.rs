@@ -360,11 +360,6 @@ impl McpHttp {
     pub(crate) async fn open_sessions(&self) -> usize {
         self.sessions.sessions.read().await.len()
     }
-
-    /// Whether `id` names a session now open.
-    pub(crate) async fn has_session(&self, id: &str) -> bool {
-        self.sessions.sessions.read().await.contains_key(id)
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! stdin/stdout until end of input or SIGTERM, then stop every worker
 //! (REQ-MCP-002, REQ-OPS-002, REQ-OPS-003).
 
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,7 +12,6 @@ use anyhow::{Context as _, Result};
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::stdio_pipes;
 use rypsok_core::{Config, Services};
 use rypsok_proto::{NetInit, WorkerKind};
 use tokio::signal::unix::{SignalKind, signal};
@@ -158,7 +158,16 @@ async fn serve(config: Config) -> Result<ExitCode> {
         on_signal.cancel();
     });
 
-    let (reader, writer) = stdio_pipes();
+    if std::io::stdin().is_terminal() {
+        // Started by hand: one line for the person at the terminal.
+        let _ = writeln!(
+            std::io::stderr(),
+            "rypsok speaks MCP (JSON-RPC, one message a line) on stdin: start it from an MCP host; see `rypsok --help` and the README's \"Using it from an MCP host\""
+        );
+    }
+    // Lines that are not JSON are answered before the SDK, which would
+    // drop them unanswered (stdio_lines).
+    let (reader, writer) = crate::stdio_lines::filtered_stdio(MAX_LINE_BYTES);
     let transport =
         AsyncRwTransport::new_server(reader, writer).with_max_line_length(MAX_LINE_BYTES);
     match adapter.serve_with_ct(transport, ct.clone()).await {

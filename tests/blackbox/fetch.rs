@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -63,6 +63,8 @@ struct Site {
     stop: Arc<AtomicBool>,
     pages: Arc<Mutex<HashMap<String, Page>>>,
     seen: Arc<Seen>,
+    /// Connections accepted, whether or not a request followed.
+    connections: Arc<AtomicUsize>,
 }
 
 impl Site {
@@ -72,12 +74,19 @@ impl Site {
         let stop = Arc::new(AtomicBool::new(false));
         let pages: Arc<Mutex<HashMap<String, Page>>> = Arc::default();
         let seen: Arc<Seen> = Arc::default();
-        let (s, p, v) = (stop.clone(), pages.clone(), seen.clone());
+        let connections: Arc<AtomicUsize> = Arc::default();
+        let (s, p, v, c) = (
+            stop.clone(),
+            pages.clone(),
+            seen.clone(),
+            connections.clone(),
+        );
         thread::spawn(move || {
             for stream in listener.incoming() {
                 if s.load(Ordering::Acquire) {
                     break;
                 }
+                c.fetch_add(1, Ordering::AcqRel);
                 let Ok(stream) = stream else { continue };
                 let (p, v) = (p.clone(), v.clone());
                 thread::spawn(move || serve(stream, &p, &v));
@@ -88,6 +97,7 @@ impl Site {
             stop,
             pages,
             seen,
+            connections,
         }
     }
 
@@ -297,7 +307,7 @@ fn follows_a_same_host_redirect() {
     );
 }
 
-// Verifies: REQ-FETCH-006 (another host: redirected with the location, not followed)
+// Verifies: REQ-FETCH-006 (another host: redirected with the location, not followed; handing it back contacts the target not at all, not even for robots.txt)
 #[test]
 fn returns_a_cross_host_redirect_as_redirected() {
     let from = Site::start();
@@ -313,6 +323,12 @@ fn returns_a_cross_host_redirect_as_redirected() {
     assert_eq!(answer["error"]["kind"], "redirected", "{answer}");
     assert_eq!(answer["error"]["detail"]["location"], json!(location));
     assert!(!to.paths().contains(&"/there".to_owned()));
+    assert_eq!(
+        to.connections.load(Ordering::Acquire),
+        0,
+        "the target was contacted: {:?}",
+        to.paths()
+    );
 }
 
 // Verifies: REQ-FETCH-006 (a redirect loop ends after LIM-F7)

@@ -20,6 +20,28 @@ fn start() -> Server {
     Server::start_http(&format!("config_version = 1\n{LOOPBACK}"), &[])
 }
 
+/// A connection from another loopback source address (all of 127.0.0.0/8
+/// is loopback), so that a test can be two peers at once.
+#[allow(clippy::disallowed_methods)] // the test is the client of its own loopback server
+fn connect_from(source: [u8; 4], addr: SocketAddr) -> TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+    socket
+        .bind(&SocketAddr::from((source, 0)).into())
+        .expect("bind a loopback source");
+    socket
+        .connect_timeout(&addr.into(), Duration::from_secs(2))
+        .expect("connect");
+    let stream: TcpStream = socket.into();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .expect("read timeout");
+    stream
+}
+
+/// The HTTP/2 preface and an empty SETTINGS frame.
+const H2_START: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+
 #[allow(clippy::disallowed_methods)] // the test is the client of its own loopback server
 fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
@@ -301,10 +323,10 @@ fn serves_both_eras_on_one_path() {
         .map(|l| l["caller"].clone())
         .collect();
     assert!(in_session.is_some());
+    // Without a token there is no identity: a session's calls are the
+    // loopback caller's too (REQ-SEC-019).
     assert!(
-        callers
-            .iter()
-            .any(|c| c.as_str().is_some_and(|c| c.starts_with("session-"))),
+        callers.len() >= 2 && callers.iter().all(|c| c == &json!("loopback")),
         "{callers:?}"
     );
     // The session id itself never reaches the log.
@@ -430,6 +452,14 @@ fn the_sdk_and_hyper_answer_theirs() {
         r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
     );
     assert_eq!(null_id.status, 415, "{null_id:?}");
+    // Its text is fixed: the parser's message could quote the body.
+    let unknown = post(
+        addr,
+        &[("MCP-Protocol-Version", CURRENT)],
+        r#"{"jsonrpc":"2.0","id":1,"method":{"quoted-secret":1}}"#,
+    );
+    assert_eq!(unknown.status, 415, "{unknown:?}");
+    assert!(!unknown.body.contains("quoted-secret"), "{unknown:?}");
 
     // 413 streamed: chunked, no length declared, more than LIM-H2.
     let mut stream = connect(addr);
@@ -715,9 +745,17 @@ fn speaks_http2_with_prior_knowledge() {
 fn a_connection_flood_is_bounded() {
     let mut server = start();
     let addr = server.http_addr();
-    // LIM-H1 connections that say nothing, then a few more.
-    let mut held: Vec<TcpStream> = (0..256).map(|_| connect(addr)).collect();
-    let mut extra: Vec<TcpStream> = (0..8).map(|_| connect(addr)).collect();
+    // LIM-H1 connections that say nothing, from four sources (one source
+    // holds at most a quarter), then a few more from a fifth.
+    let mut held: Vec<TcpStream> = [10_u8, 11, 12, 13]
+        .iter()
+        .cycle()
+        .take(256)
+        .map(|&source| connect_from([127, 0, 0, source], addr))
+        .collect();
+    let mut extra: Vec<TcpStream> = (0..8)
+        .map(|_| connect_from([127, 0, 0, 20], addr))
+        .collect();
     for stream in &mut extra {
         let waited = closed_within(stream, Duration::from_secs(2));
         assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
@@ -739,50 +777,116 @@ fn a_connection_flood_is_bounded() {
     assert_eq!(counts["idle_connection"], json!(256));
 }
 
-// Verifies: REQ-MCP-010, REQ-SEC-019 (the rate limit is per caller: one session at its limit does not starve another)
+// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, the rest are closed unanswered and counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
 #[test]
-fn rate_limits_are_per_caller() {
+fn idle_http2_connections_from_one_source_leave_a_request_answered() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let started = Instant::now();
+    // LIM-H1 connections from one source, each the preface and SETTINGS,
+    // then nothing.
+    let idle: Vec<TcpStream> = (0..256)
+        .map(|_| {
+            let mut stream = connect_from([127, 0, 0, 2], addr);
+            // A connection already closed by the server may refuse the write.
+            let _ = stream.write_all(H2_START);
+            stream
+        })
+        .collect();
+    // A HEADERS frame on stream 1 without END_HEADERS (`:method GET`), from
+    // another source: its headers never complete.
+    let mut headers = connect_from([127, 0, 0, 3], addr);
+    headers.write_all(H2_START).expect("write");
+    headers
+        .write_all(b"\x00\x00\x01\x01\x00\x00\x00\x00\x01\x82")
+        .expect("write");
+    // A legitimate request from a third source is answered meanwhile.
+    let answer = current(addr, &[], "tools/list", json!({}));
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    // Those past the source's share were closed at once: a quarter of
+    // LIM-H1 is held.
+    let mut held: Vec<TcpStream> = idle
+        .into_iter()
+        .filter_map(|mut stream| {
+            closed_within(&mut stream, Duration::from_millis(20))
+                .is_none()
+                .then_some(stream)
+        })
+        .collect();
+    assert_eq!(held.len(), 64);
+    // Those held are closed at LIM-H3 (5 s) from their preface, not
+    // before and not much after.
+    held.push(headers);
+    for stream in &mut held {
+        closed_within(stream, Duration::from_secs(15)).expect("an idle connection stayed open");
+        let at = started.elapsed();
+        assert!(at >= Duration::from_secs(4), "closed after {at:?}");
+    }
+    let last = started.elapsed();
+    assert!(
+        last < Duration::from_secs(9),
+        "the last closed after {last:?}"
+    );
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["too_many_from_peer"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["idle_connection"], json!(64 + 1), "{counts}");
+    assert_eq!(counts["too_many_connections"], json!(0), "{counts}");
+}
+
+/// The outcome of a tool call, or its error's reason.
+fn outcome_of(message: &Value) -> Value {
+    let result = structured(&message["result"]).clone();
+    result["outcome"]
+        .as_str()
+        .map_or_else(|| result["error"]["detail"]["reason"].clone(), |o| json!(o))
+}
+
+// Verifies: REQ-MCP-010, REQ-SEC-019 (a tokenless listener has no caller identity: every session, and the stateless revision, share one budget, as stdio does)
+#[test]
+fn tokenless_callers_share_one_rate_limit_budget() {
     let server = Server::start_http(
         &format!("config_version = 1\n[limits]\nengine_status_per_minute = 2\n{LOOPBACK}"),
         &[],
     );
     let addr = server.http_addr();
     let a = Session::open(addr, &[]).expect("session a");
-    let b = Session::open(addr, &[]).expect("session b");
     for id in 2..4 {
         let r = a.call(id, "engine_status", json!({}));
-        assert_eq!(structured(&r["result"])["outcome"], json!("ok"), "{r}");
+        assert_eq!(outcome_of(&r), json!("ok"), "{r}");
     }
-    let limited = a.call(4, "engine_status", json!({}));
     assert_eq!(
-        structured(&limited["result"])["error"]["detail"]["reason"],
-        json!("rate_limited"),
-        "{limited}"
+        outcome_of(&a.call(4, "engine_status", json!({}))),
+        json!("rate_limited")
     );
-    let other = b.call(2, "engine_status", json!({}));
+    // Another session is the same caller.
+    let b = Session::open(addr, &[]).expect("session b");
     assert_eq!(
-        structured(&other["result"])["outcome"],
-        json!("ok"),
-        "{other}"
+        outcome_of(&b.call(2, "engine_status", json!({}))),
+        json!("rate_limited")
     );
-    // Verifies: REQ-SEC-019 (a made-up session id is no caller: a new one per request buys no fresh budget)
-    let outcomes: Vec<Value> = (0..3)
-        .map(|n| {
-            let id = format!("made-up-{n}");
-            let answer = current(
-                addr,
-                &[("Mcp-Session-Id", &id)],
-                "tools/call",
-                json!({"name": "engine_status", "arguments": {}}),
-            );
-            assert_eq!(answer.status, 200, "{answer:?}");
-            let result = structured(&answer.message()["result"]).clone();
-            result["outcome"]
-                .as_str()
-                .map_or_else(|| result["error"]["detail"]["reason"].clone(), |o| json!(o))
-        })
-        .collect();
-    assert_eq!(outcomes, [json!("ok"), json!("ok"), json!("rate_limited")]);
+    // Ending a session and opening a new one buys no fresh budget.
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {LEGACY}\r\n\r\n",
+        a.id
+    );
+    assert!(exchange(addr, delete.as_bytes()).status < 300);
+    let c = Session::open(addr, &[]).expect("session c");
+    assert_eq!(
+        outcome_of(&c.call(2, "engine_status", json!({}))),
+        json!("rate_limited")
+    );
+    // Nor does the stateless revision, with or without a made-up session id.
+    for extra in [&[][..], &[("Mcp-Session-Id", "made-up-1")][..]] {
+        let answer = current(
+            addr,
+            extra,
+            "tools/call",
+            json!({"name": "engine_status", "arguments": {}}),
+        );
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(outcome_of(&answer.message()), json!("rate_limited"));
+    }
 }
 
 fn engine_server(fake: &FakeHttp) -> Server {
@@ -987,8 +1091,13 @@ fn a_lowered_connection_bound_is_enforced() {
     let addr = server.http_addr();
     // LIM-H1 = 4: four silent connections hold every place; more are
     // closed unanswered; once those four go, the listener serves again.
-    let mut held: Vec<TcpStream> = (0..4).map(|_| connect(addr)).collect();
-    let mut extra: Vec<TcpStream> = (0..2).map(|_| connect(addr)).collect();
+    // From four sources: one source holds at most a quarter of LIM-H1.
+    let mut held: Vec<TcpStream> = (0..4)
+        .map(|n| connect_from([127, 0, 0, 30 + n], addr))
+        .collect();
+    let mut extra: Vec<TcpStream> = (0..2)
+        .map(|_| connect_from([127, 0, 0, 40], addr))
+        .collect();
     for stream in &mut extra {
         let waited = closed_within(stream, Duration::from_secs(2));
         assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
@@ -1108,4 +1217,31 @@ fn the_earlier_revisions_can_be_switched_off() {
     let counts = final_counts(&mut server);
     assert_eq!(counts["session_limit"], json!(0));
     assert_eq!(counts["sdk_bad_request"], json!(2));
+}
+
+// Verifies: REQ-MCP-003, REQ-MCP-004, REQ-SEC-016 (a body that is not JSON, with invalid UTF-8, a lone surrogate escape or nesting past the parser's limit, gets a 400 whose text does not echo the body)
+#[test]
+fn a_body_that_is_not_json_gets_a_clear_400_without_echo() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let bodies = [
+        "this is not json, echo-me".to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"echo-me\ud800"}}"#
+            .to_owned(),
+        deep,
+    ];
+    for body in &bodies {
+        let (headers, _) = current_request("tools/list", json!({}));
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let answer = post(addr, &headers, body);
+        assert_eq!(answer.status, 400, "{answer:?}");
+        assert!(answer.body.contains("not valid JSON"), "{answer:?}");
+        assert!(!answer.body.contains("echo-me") && !answer.body.contains("[["));
+    }
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["invalid_json"], json!(3), "{counts}");
 }

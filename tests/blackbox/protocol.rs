@@ -336,3 +336,45 @@ fn advertises_every_revision_by_default() {
     assert!(versions.contains(&json!("2025-06-18")), "{discover}");
     assert!(versions.contains(&json!("2026-07-28")), "{discover}");
 }
+
+// Verifies: REQ-MCP-002, REQ-MCP-004 (a line that is not JSON, invalid UTF-8 or nesting past the parser's limit gets the parse error -32700 with id null, never echoing the line; a lone surrogate escape is read as U+FFFD and the request answered; nothing hangs)
+#[test]
+fn answers_lines_that_are_not_json_with_a_parse_error() {
+    let mut server = Server::start(None);
+    server.initialize();
+    let deep = format!("{}{}\n", "[".repeat(300), "]".repeat(300));
+    let broken: [&[u8]; 4] = [
+        b"this is not json\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\",\"params\":{\"cursor\":\"\xff\xfe\"}}\n",
+        deep.as_bytes(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":9,\n",
+    ];
+    for line in broken {
+        server.send_raw(line);
+        let answer = server
+            .next_message(Duration::from_secs(5))
+            .expect("an answer to a line that is not JSON");
+        assert_eq!(answer["error"]["code"], json!(-32700), "{answer}");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        let text = answer.to_string();
+        assert!(
+            !text.contains("this is not") && !text.contains("[[["),
+            "{text}"
+        );
+    }
+    // A lone surrogate escape in a string: read as U+FFFD, the call goes on
+    // (here refused as a tool error for its unknown argument).
+    server.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"engine_status\",\"arguments\":{\"x\":\"a\\ud800b\"}}}\n",
+    );
+    let answer = server
+        .response(7, Duration::from_secs(5))
+        .expect("an answer to a request with a lone surrogate");
+    assert!(
+        answer.get("result").is_some() || answer.get("error").is_some(),
+        "{answer}"
+    );
+    // And the session goes on.
+    let list = server.request("tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+}

@@ -401,6 +401,18 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Writes bytes to stdin as they are (a line that may not be JSON).
+    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to rypsok");
+        stdin.flush().expect("flush");
+    }
+
+    /// Waits for the next message on stdout.
+    pub(crate) fn next_message(&mut self, within: Duration) -> Option<Value> {
+        self.lines.recv_timeout(within).ok()
+    }
+
     /// Sends a request and returns its id.
     pub(crate) fn send_request(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;

@@ -374,8 +374,29 @@ fn strip_markup(raw: &str) -> String {
             None => search_from = lt + 1,
         }
     }
-    out.push_str(&raw[copied_to..]);
+    let end = cut_tag_start(raw, copied_to, last_gt).unwrap_or(raw.len());
+    out.push_str(&raw[copied_to..end]);
     out
+}
+
+/// Where a tag cut short by the end of the text begins: a `<` and the
+/// first letters of a tag name (attributes perhaps begun), with no `>`
+/// after it. Provider text escapes a `<` that is text (`&lt;`), so this is
+/// markup a provider's own cut left behind, and it goes like a whole tag.
+/// Only the last `MAX_TAG_BYTES` are looked at, as for whole tags.
+fn cut_tag_start(raw: &str, from: usize, last_gt: Option<usize>) -> Option<usize> {
+    let bytes = raw.as_bytes();
+    let start = from
+        .max(last_gt.map_or(0, |gt| gt + 1))
+        .max(bytes.len().saturating_sub(MAX_TAG_BYTES));
+    (start..bytes.len()).find(|&i| {
+        bytes[i] == b'<'
+            && match bytes.get(i + 1) {
+                Some(b'/') => bytes.get(i + 2).is_none_or(u8::is_ascii_alphabetic),
+                Some(b) => b.is_ascii_alphabetic(),
+                None => false,
+            }
+    })
 }
 
 /// A piece of markup found at a `<`.

@@ -183,16 +183,9 @@ async fn run(
             continue;
         }
         if !config.fetch.follow_cross_host_redirects {
-            // The target's robots.txt is honoured too: a target it
-            // disallows is denied, robots_txt; any other failure of that
-            // check (unreachable, a failed https upgrade) still returns the
-            // redirect, since rypsok does not read the target.
-            if config.fetch.robots_txt {
-                match robots::check(env, &hop, network_deadline, call_deadline).await {
-                    Err(e) if is_robots_denial(&e) => return Err(e),
-                    Err(_) | Ok(()) => {}
-                }
-            }
+            // Handed back: the target is not contacted at all, not even for
+            // its robots.txt. The caller's next web_fetch of the location
+            // reads that robots.txt before the page.
             return Err(ToolError::redirected(next.to_string()));
         }
         target = check_hop(next.as_str(), env, Strict::Check)?;
@@ -238,11 +231,6 @@ async fn run(
     tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, partial, &args))
         .await
         .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
-}
-
-/// Whether `e` is the denial of a robots.txt rule.
-fn is_robots_denial(e: &ToolError) -> bool {
-    e.is_denied_for(DeniedReason::RobotsTxt)
 }
 
 /// A redirect target passes the whole URL policy again; a location the

@@ -177,7 +177,8 @@ fn check_secrets(
     if mode == SecretDetection::Off {
         return Ok(());
     }
-    let findings = secret::find(&args.query);
+    // As written and as the engine may decode it (REQ-PRIV-002).
+    let findings = secret::find_decoded(&args.query);
     let Some(first) = findings.first() else {
         return Ok(());
     };

@@ -16,7 +16,9 @@
 //! ASCII is folded, so that a token split by a zero-width joiner is still a
 //! token. Positions and lengths count Unicode scalar values of the original
 //! text, invisible characters included, so that [`mask`] covers the whole
-//! token as the caller wrote it.
+//! token as the caller wrote it. [`find_decoded`] reads the forms a
+//! receiver may decode the text to as well (percent-encoding, `+` as a
+//! space), for URLs and queries.
 //!
 //! The matchers are written by hand: each format is a few literal prefixes
 //! and character-class runs, and the confirmations need byte-level work
@@ -25,6 +27,10 @@
 //! than it saves.
 
 use std::ops::Range;
+
+mod decoded;
+
+pub use decoded::find_decoded;
 
 /// The credential formats the check knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -211,8 +217,9 @@ pub fn mask(text: &str, findings: &[Finding]) -> String {
         out.push(c);
     }
     // A mask can end a token that the text after it continued (a token run
-    // into a key block): what the masked text still shows is masked too.
-    let again = find(&out);
+    // into a key block): what the masked text still shows is masked too,
+    // in every form a receiver may decode it to.
+    let again = find_decoded(&out);
     if again.is_empty() {
         out
     } else {

@@ -55,10 +55,6 @@ fn keeps_a_stray_angle_bracket_as_text() {
         "1 < 2 and 3 > 2"
     );
     assert_eq!(
-        clean_markup_text("unclosed <span class=\"x", 300).text,
-        "unclosed <span class=\"x"
-    );
-    assert_eq!(
         clean_markup_text("<!-- never closed", 300).text,
         "<!-- never closed"
     );
@@ -359,4 +355,41 @@ fn a_dropped_joiner_between_a_letter_and_its_accent_leaves_composed_text() {
             document.text
         );
     }
+}
+
+#[test]
+fn removes_a_tag_cut_short_at_the_end_of_a_provider_text() {
+    // Verifies: REQ-CTX-004, REQ-SEC-023
+    // A provider's own cut left a `<` and the first letters of a tag.
+    for (raw, want) in [
+        ("Rust is a language for <str", "Rust is a language for"),
+        (
+            "Rust is a <strong>language</strong> for <",
+            "Rust is a language for <",
+        ),
+        ("ends in a closing tag</", "ends in a closing tag"),
+        ("ends in a closing tag</stro", "ends in a closing tag"),
+        ("unclosed <span class=\"x", "unclosed"),
+        ("two cuts <p then <stro", "two cuts"),
+        ("1 <2 stays text", "1 <2 stays text"),
+        ("a<b>c</b> d <", "ac d <"),
+    ] {
+        let once = clean_markup_text(raw, 300);
+        assert_eq!(once.text, want, "{raw:?}");
+        // Cleaning stays idempotent.
+        assert_eq!(
+            clean_markup_text(&once.text, 300).text,
+            once.text,
+            "{raw:?}"
+        );
+        assert_eq!(clean_decoded_text(&once.text, 300).text, once.text);
+    }
+    // The bound applies to what is left, with no ellipsis for the cut tag.
+    let cleaned = clean_markup_text("short text<spa", 300);
+    assert!(!cleaned.truncated);
+    // An escaped `<` is text, not a cut tag.
+    assert_eq!(
+        clean_markup_text("compare a &lt;b", 300).text,
+        "compare a <b"
+    );
 }

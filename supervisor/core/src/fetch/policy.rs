@@ -186,14 +186,29 @@ pub(crate) fn scan_url(text: &str) -> UrlScan {
         .collect();
     let read: String = kept.iter().map(|&(_, c)| c).collect();
     let at = |n: usize| kept.get(n).map_or(0, |&(i, _)| i);
-    let findings: Vec<(crate::secret::SecretKind, usize, usize)> = crate::secret::find(&read)
-        .into_iter()
-        .map(|f| {
-            let start = at(f.position);
-            let end = at(f.position + f.len.saturating_sub(1)) + 1;
-            (f.kind, start, end)
+    // Every form the site may decode the URL to: as written, its path and
+    // query percent-decoded (repeatedly while that changes them, `+` as a
+    // space too), each finding mapped back to the caller's span.
+    let mut findings: Vec<(crate::secret::SecretKind, usize, usize)> =
+        crate::secret::find_decoded(&read)
+            .into_iter()
+            .map(|f| {
+                let start = at(f.position);
+                let end = at(f.position + f.len.saturating_sub(1)) + 1;
+                (f.kind, start, end)
+            })
+            .collect();
+    // The host as IDNA writes it: a credential only that form shows is
+    // placed at the authority.
+    if findings.is_empty()
+        && let Some(f) = Url::parse(&read).ok().and_then(|u| {
+            u.host_str()
+                .and_then(|h| crate::secret::find(h).into_iter().next())
         })
-        .collect();
+    {
+        let start = usize::try_from(authority_position(text)).unwrap_or(0);
+        findings.push((f.kind, start, start + 1));
+    }
     let in_host = match authority_span(text) {
         None => true,
         Some((start, end)) => findings.iter().any(|&(_, s, e)| s < end && e > start),

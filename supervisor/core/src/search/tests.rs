@@ -353,6 +353,34 @@ async fn refuses_a_query_with_a_credential_before_any_engine_is_asked() {
     assert_eq!(net.started.load(Ordering::SeqCst), 0);
 }
 
+// Verifies: REQ-PRIV-002, REQ-SEARCH-006 (a credential with a character percent-encoded is refused, or masked whole)
+#[tokio::test(start_paused = true)]
+async fn a_percent_encoded_credential_in_a_query_is_refused_or_masked() {
+    let encoded = format!("why does %41KIA{} fail", "Q2ZR7MXV4KPL3TWN");
+    let (services, net) = services(&[("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA))]);
+    let err = services
+        .web_search(&args(json!({ "query": encoded })))
+        .await
+        .unwrap_err();
+    assert_eq!(err.detail()["reason"], "secret_in_query");
+    assert_eq!(err.detail()["position"], 9);
+    assert_eq!(net.started.load(Ordering::SeqCst), 0);
+    let (services, net) = services_with(
+        &[("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA))],
+        "[privacy]\nsecret_detection = \"mask\"",
+    );
+    services
+        .web_search(&args(json!({ "query": encoded })))
+        .await
+        .unwrap();
+    let urls = net.urls.lock().unwrap().clone();
+    assert!(
+        urls.iter()
+            .all(|u| u.contains("aws_access_key_id") && !u.contains("KIAQ2ZR7")),
+        "{urls:?}"
+    );
+}
+
 // Verifies: REQ-PRIV-002 (mask: the masked query is sent, with credential_masked; warn and off send it as written)
 #[tokio::test(start_paused = true)]
 async fn masks_warns_or_ignores_as_the_operator_chose() {

@@ -204,3 +204,100 @@ fn a_masked_text_holds_no_credential() {
     let masked = mask(&text, &findings);
     assert_eq!(find(&masked), Vec::new(), "{masked:?}");
 }
+
+/// `text` with the characters at `at` percent-encoded (their UTF-8 bytes).
+fn encode_at(text: &str, at: &[usize]) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if at.contains(&i) {
+                let mut buf = [0_u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+// Verifies: REQ-PRIV-002 (a credential with any of its characters percent-encoded, once or twice, is still found, over the span the caller wrote)
+#[test]
+fn a_percent_encoded_credential_is_found_in_every_decoded_form() {
+    let github = built_token("ghp_", "Q7rT2mZk9LxW4vB8nC1pD6sF3gH5jK");
+    let aws = format!("AKIA{}", "Q7ZPX4M2KD6NWR3T");
+    for token in [&github, &aws] {
+        let n = token.chars().count();
+        for at in [vec![0], vec![n - 1], vec![3], (0..n).collect::<Vec<_>>()] {
+            let encoded = encode_at(token, &at);
+            assert!(find(&encoded).is_empty(), "{encoded}");
+            let text = format!("k={encoded}&x=1");
+            let found = find_decoded(&text);
+            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(found[0].position, 2, "{text}");
+            assert_eq!(found[0].len, encoded.chars().count(), "{text}");
+            // Encoded twice (`%2541`): a site that decodes twice gets it.
+            let twice = text.replace('%', "%25");
+            assert_eq!(find_decoded(&twice).len(), 1, "{twice}");
+            assert_eq!(
+                mask(&text, &found),
+                format!("k=[{}]&x=1", found[0].kind.as_str())
+            );
+        }
+    }
+    // An underscore written `%5F` inside a token.
+    let underscore = github.replacen('_', "%5F", 1);
+    assert_eq!(find_decoded(&underscore)[0].kind, SecretKind::GithubToken);
+}
+
+/// Standard base64 with padding, for building a key body at run time.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0_u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * k) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+// Verifies: REQ-PRIV-002 (`+` is read as a space where a query is decoded: a key block spelled with `+` for its spaces is found)
+#[test]
+fn a_plus_is_read_as_a_space_too() {
+    let mut key = b"openssh-key-v1\0".to_vec();
+    key.extend_from_slice(&[0_u8; 45]);
+    let body = base64(&key);
+    assert!(!body.contains('+'));
+    let block =
+        format!("-----BEGIN OPENSSH PRIVATE KEY----- {body} -----END OPENSSH PRIVATE KEY-----");
+    assert_eq!(find(&block).len(), 1, "the block as written is a key");
+    let text = format!("q={}&x=1", block.replace(' ', "+"));
+    assert!(find(&text).is_empty());
+    let found = find_decoded(&text);
+    assert_eq!(found.len(), 1, "{text}");
+    assert_eq!(found[0].kind, SecretKind::PrivateKey);
+    assert_eq!(found[0].position, 2);
+}
+
+// Verifies: REQ-PRIV-002 (decoding is bounded and quiet on ordinary text)
+#[test]
+fn decoding_is_bounded_and_quiet_on_ordinary_text() {
+    assert!(find_decoded("a+b%20c%2525%zz%").is_empty());
+    let deep = format!("x{}41", "%25".repeat(200));
+    assert!(find_decoded(&deep).is_empty());
+    let aws = format!("AKIA{}", "Q7ZPX4M2KD6NWR3T");
+    // Past the bound of decoding rounds, an encoding is not followed.
+    let buried = format!("%{}41{}", "25".repeat(10), &aws[1..]);
+    assert!(find_decoded(&buried).is_empty());
+}

@@ -1,0 +1,221 @@
+//! What one connection and one peer may hold of the listener (REQ-SEC-018):
+//! an HTTP/2 connection with no open stream is closed after LIM-H3, and one
+//! peer address holds at most a quarter of LIM-H1.
+//!
+//! hyper's HTTP/2 server has keep-alive pings, a stream bound and a header
+//! list bound, which the listener sets, but neither an idle timeout nor a
+//! header timeout: a peer that sends the preface and a SETTINGS frame, or a
+//! HEADERS frame without END_HEADERS, holds its connection for ever. hyper
+//! calls the service only once a request's headers are complete, so a
+//! connection on which no service call is running has no request the gate
+//! knows of: the timer here closes it (GOAWAY, then the socket) once that
+//! has lasted LIM-H3. A request whose body is slow is bounded by LIM-H5 in
+//! the gate, and a response stream by LIM-H4.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// How long a connection that was told to go away (GOAWAY) may take to
+/// close before it is dropped.
+const GOAWAY_GRACE: Duration = Duration::from_secs(1);
+
+/// The requests a connection is serving, and since when it serves none.
+#[derive(Debug)]
+pub(super) struct Streams {
+    open: AtomicUsize,
+    idle_since: Mutex<Instant>,
+    changed: Notify,
+}
+
+impl Streams {
+    /// A connection that has served nothing yet, from now.
+    pub(super) fn new() -> Arc<Self> {
+        Arc::new(Self {
+            open: AtomicUsize::new(0),
+            idle_since: Mutex::new(Instant::now()),
+            changed: Notify::new(),
+        })
+    }
+
+    /// Counts one request as open until the guard is dropped (its response
+    /// body ended or was dropped).
+    pub(super) fn enter(self: &Arc<Self>) -> StreamGuard {
+        self.open.fetch_add(1, Ordering::AcqRel);
+        self.changed.notify_one();
+        StreamGuard(Arc::clone(self))
+    }
+
+    /// When the connection becomes idle too long, if it serves nothing now.
+    fn idle_deadline(&self, bound: Duration) -> Option<Instant> {
+        (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since) + bound)
+    }
+}
+
+/// One request a connection is serving.
+#[derive(Debug)]
+pub(super) struct StreamGuard(Arc<Streams>);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if self.0.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *lock(&self.0.idle_since) = Instant::now();
+        }
+        self.0.changed.notify_one();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How an HTTP/2 connection ended.
+pub(super) enum Ended {
+    /// On its own, or after a shutdown for draining.
+    Done(Result<(), hyper::Error>),
+    /// Closed by the listener: no open stream for the idle bound.
+    Idle,
+}
+
+/// Runs an HTTP/2 connection to its end; closes it once it has had no
+/// open stream for `idle` (from its start, or from its last request's
+/// end); once draining, asks it to finish what it has and take no more.
+pub(super) async fn drive_h2<C>(
+    conn: C,
+    streams: &Streams,
+    idle: Duration,
+    draining: &CancellationToken,
+    shutdown: impl Fn(Pin<&mut C>),
+) -> Ended
+where
+    C: Future<Output = Result<(), hyper::Error>>,
+{
+    let mut conn = std::pin::pin!(conn);
+    loop {
+        let deadline = streams.idle_deadline(idle);
+        let sleep = async {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            result = conn.as_mut() => return Ended::Done(result),
+            () = draining.cancelled() => {
+                shutdown(conn.as_mut());
+                return Ended::Done(conn.await);
+            }
+            () = streams.changed.notified() => {}
+            () = sleep => {
+                if streams.idle_deadline(idle).is_some_and(|at| at <= Instant::now()) {
+                    shutdown(conn.as_mut());
+                    let _ = tokio::time::timeout(GOAWAY_GRACE, conn.as_mut()).await;
+                    return Ended::Idle;
+                }
+            }
+        }
+    }
+}
+
+/// Connections held per peer: at most a quarter of LIM-H1 each (at least
+/// one), so that one source cannot take every place. An IPv6 peer is
+/// counted by its /64, the block one host is usually given; an
+/// IPv4-mapped address as the IPv4 address.
+#[derive(Debug)]
+pub(super) struct PeerLimit {
+    max: usize,
+    held: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl PeerLimit {
+    pub(super) fn new(connections: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max: (connections / 4).max(1),
+            held: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A place for one more connection of `peer`, or `None` when it holds
+    /// its share.
+    pub(super) fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<PeerPermit> {
+        let key = peer_key(peer);
+        let mut held = lock(&self.held);
+        let n = held.entry(key).or_insert(0);
+        if *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(PeerPermit {
+            limit: Arc::clone(self),
+            key,
+        })
+    }
+}
+
+/// The address a peer is counted under.
+fn peer_key(peer: IpAddr) -> IpAddr {
+    match peer {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+/// One connection of a peer, given back when dropped.
+#[derive(Debug)]
+pub(super) struct PeerPermit {
+    limit: Arc<PeerLimit>,
+    key: IpAddr,
+}
+
+impl Drop for PeerPermit {
+    fn drop(&mut self) {
+        let mut held = lock(&self.limit.held);
+        if let Some(n) = held.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Verifies: REQ-SEC-018 (one peer holds at most a quarter of LIM-H1; an IPv6 peer is counted by its /64)
+    #[test]
+    fn a_peer_holds_at_most_a_quarter_of_the_connections() {
+        let limit = PeerLimit::new(8);
+        let a: IpAddr = "192.0.2.1".parse().unwrap_or(IpAddr::from([0; 4]));
+        let held: Vec<PeerPermit> = (0..2).filter_map(|_| limit.admit(a)).collect();
+        assert_eq!(held.len(), 2);
+        assert!(limit.admit(a).is_none());
+        assert!(limit.admit("192.0.2.2".parse().unwrap_or(a)).is_some());
+        drop(held);
+        assert!(limit.admit(a).is_some());
+        let v6 = |s: &str| s.parse::<IpAddr>().unwrap_or(a);
+        let one = limit.admit(v6("2001:db8::1"));
+        let two = limit.admit(v6("2001:db8::2"));
+        assert!(one.is_some() && two.is_some());
+        assert!(limit.admit(v6("2001:db8::ffff:1")).is_none());
+        assert!(limit.admit(v6("2001:db8:0:1::1")).is_some());
+        let _mapped = limit.admit(v6("::ffff:192.0.2.9"));
+        let _mapped2 = limit.admit(v6("::ffff:192.0.2.9"));
+        assert!(limit.admit("192.0.2.9".parse().unwrap_or(a)).is_none());
+    }
+}
