@@ -266,7 +266,11 @@ fn decode_hex(run: &str) -> Option<String> {
     let digits: Vec<u8> = run
         .bytes()
         .filter(u8::is_ascii_hexdigit)
-        .map(|b| char::from(b).to_digit(16).map_or(0, |d| d as u8))
+        .map(|b| match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => b - b'A' + 10,
+        })
         .collect();
     let out: Vec<u8> = digits.chunks_exact(2).map(|p| p[0] << 4 | p[1]).collect();
     texty(String::from_utf8(out).ok()?)
