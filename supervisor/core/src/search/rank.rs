@@ -9,7 +9,7 @@ use rypsok_proto::EngineHit;
 
 use crate::boundary::clean_markup_text;
 use crate::context::ActiveEngine;
-use crate::instruction::is_instruction_like;
+use crate::instruction::{DecodedForms, detect};
 use crate::limits::{RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS, URL_MAX_CHARS};
 use crate::response::SearchResult;
 use crate::response::{DropReason, Notice, NoticeCode};
@@ -133,13 +133,19 @@ pub(super) fn merge(
     let attribution = options.attribution;
     let drop_instruction_like = options.drop_instruction_like;
     let mut results = Vec::new();
+    let mut decoded = DecodedForms::default();
     for m in merged {
         if results.len() == max_results {
             break;
         }
         let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
         let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
-        if is_instruction_like(&title.text) || is_instruction_like(&snippet.text) {
+        // The provider's text is judged as it came, before cleaning removes
+        // invisible characters: Unicode tag characters spell text the
+        // detector reads (issue: decode, then judge).
+        let (t, s) = (detect(&m.hit.title), detect(&m.hit.snippet));
+        decoded = decoded.union(t.decoded).union(s.decoded);
+        if t.instruction_like || s.instruction_like {
             if drop_instruction_like {
                 tally.instruction_dropped += 1;
                 continue;
@@ -163,6 +169,10 @@ pub(super) fn merge(
             date: m.hit.date,
             engines: (attribution || required).then_some(m.engines),
         });
+    }
+    if !decoded.is_empty() {
+        // What was decoded, from a closed list; never the text.
+        tracing::info!(event = "hidden_text_decoded", decoded = %decoded, "provider text held hidden forms; judged decoded too");
     }
     for (code, n) in [
         (NoticeCode::SnippetTruncated, tally.snippets_cut),
