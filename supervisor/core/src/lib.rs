@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod boundary;
+mod cache;
 pub mod config;
 mod engine;
 pub mod error;

@@ -16,19 +16,21 @@ use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::boundary::clean_markup_text;
+use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::engine::SearchContext;
 use crate::error::{
     DropReason, EngineErrorClass, ErrorKind, Notice, NoticeCode, Outcome, SkipReason, ToolError,
     UnavailableReason,
 };
-use crate::health::{Admit, Failure, ProbeGuard};
+use crate::health::{Admit, CircuitState, Failure, ProbeGuard};
 use crate::instruction::is_instruction_like;
 use crate::limits::{
     ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, SNIPPET_MAX_CHARS,
     TITLE_MAX_CHARS, URL_MAX_CHARS,
 };
 use crate::ports::PortError;
+use crate::ratelimit::Caller;
 use crate::secret;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
@@ -48,6 +50,8 @@ const RRF_K: f64 = 60.0;
 #[derive(Debug)]
 enum EngineAnswer {
     Hits(Vec<EngineHit>),
+    /// The cache's copy of an earlier answer; the engine was not asked.
+    Cached(Vec<EngineHit>),
     Failed(Failure),
     /// The engine's concurrency slot did not free up in time: nothing was
     /// sent, so the engine itself did not fail.
@@ -58,6 +62,7 @@ enum EngineAnswer {
 /// the call began; the deadline counts from there.
 pub(crate) async fn search(
     services: &Services,
+    caller: &Caller,
     args: SearchArgs,
     started: Instant,
 ) -> Result<Value, ToolError> {
@@ -66,11 +71,17 @@ pub(crate) async fn search(
     let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
     let mut args = args;
-    check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
+    // A query the privacy check found something in, and that goes out all
+    // the same (`warn`, `mask`), bypasses the cache both ways (§12).
+    let warned = check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
 
     let mut selected: Vec<&ActiveEngine> = Vec::new();
     // The probe each selected engine carries, if its circuit was half open.
     let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
+    // Each selected engine's cache key when its answer may be cached, and
+    // its answer when the cache had one.
+    let mut keys: Vec<Option<CacheKey>> = Vec::new();
+    let mut cached: Vec<Option<Vec<EngineHit>>> = Vec::new();
     for engine in services.active_engines() {
         if !engine.config.categories.contains(&args.category) {
             continue;
@@ -88,6 +99,31 @@ pub(crate) async fn search(
         } else {
             None
         };
+        // The cache comes before the circuit and the rate: a hit sends
+        // nothing. Only a closed circuit is answered from it, so that an
+        // open one still waits for its probe, which must reach the engine.
+        let key = services
+            .cache
+            .as_ref()
+            .filter(|_| !warned && admission.cacheable)
+            .map(|_| cache_key(services, caller, engine, &args));
+        if skip.is_none()
+            && let (Some(cache), Some(key)) = (&services.cache, &key)
+            && services.health.state(&engine.config.id) == CircuitState::Closed
+            && let Some(hits) = cache.get(key)
+        {
+            notices.push(Notice {
+                code: NoticeCode::FromCache,
+                engine: Some(engine.config.id.clone()),
+                reason: None,
+                count: None,
+            });
+            selected.push(engine);
+            probes.push(None);
+            keys.push(None);
+            cached.push(Some(hits));
+            continue;
+        }
         // The circuit and the driver's rate come last: admitting takes the
         // probe or a request of the rate.
         let admitted = match skip {
@@ -111,6 +147,8 @@ pub(crate) async fn search(
             Ok(probe) => {
                 selected.push(engine);
                 probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
+                keys.push(key);
+                cached.push(None);
             }
         }
     }
@@ -120,17 +158,41 @@ pub(crate) async fn search(
 
     // Query every engine at once; collect answers until all are in, or one
     // engine filled max_results and the grace ran out, or the deadline.
+    let from_cache = cached.iter().filter(|c| c.is_some()).count();
+    tracing::info!(
+        event = "search_engines",
+        asked = selected.len() - from_cache,
+        from_cache,
+        "engines selected"
+    );
     let mut running: FuturesUnordered<_> = selected
         .iter()
         .enumerate()
+        .filter(|(i, _)| cached[*i].is_none())
         .map(|(i, engine)| {
             let args = &args;
             async move { (i, query_engine(services, engine, args, deadline).await) }
         })
         .collect();
-    let mut answers: Vec<Option<EngineAnswer>> = selected.iter().map(|_| None).collect();
     let mut stop_at = deadline;
     let mut cut_early = false;
+    // A cached answer is in at once: one that fills max_results starts the
+    // grace, as the same answer fresh would have.
+    if cached
+        .iter()
+        .flatten()
+        .any(|hits| hits.len() >= args.max_results as usize)
+    {
+        let grace_end = Instant::now() + grace;
+        if grace_end < stop_at {
+            stop_at = grace_end;
+            cut_early = true;
+        }
+    }
+    let mut answers: Vec<Option<EngineAnswer>> = cached
+        .into_iter()
+        .map(|hits| hits.map(EngineAnswer::Cached))
+        .collect();
     loop {
         tokio::select! {
             next = running.next() => match next {
@@ -157,7 +219,7 @@ pub(crate) async fn search(
 
     let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
     let mut failures: Vec<EngineErrorClass> = Vec::new();
-    for ((engine, answer), probe) in selected.iter().zip(answers).zip(probes) {
+    for (((engine, answer), probe), key) in selected.iter().zip(answers).zip(probes).zip(keys) {
         let id = engine.config.id.as_str();
         // The circuit hears of failures of the engine's own: not of a wait
         // for its concurrency slot, nor of a cut by early completion (a
@@ -166,6 +228,16 @@ pub(crate) async fn search(
             Some(EngineAnswer::Hits(hits)) => {
                 services.health.record_success(id);
                 settle(probe);
+                if let (Some(cache), Some(key)) = (&services.cache, key) {
+                    let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
+                    // An answer too large to keep is a miss next time.
+                    let _ = cache.put(key, bounded.cloned().collect());
+                }
+                per_engine.push((engine, hits));
+                continue;
+            }
+            // The engine was not asked: its health hears nothing.
+            Some(EngineAnswer::Cached(hits)) => {
                 per_engine.push((engine, hits));
                 continue;
             }
@@ -228,6 +300,26 @@ pub(crate) async fn search(
         (false, _) => Outcome::Partial,
     };
     Ok(json!({ "outcome": outcome.as_str(), "notices": notices, "results": results }))
+}
+
+/// The cache key of `engine`'s request in this call: the caller and what
+/// the request is built from (§12).
+fn cache_key(
+    services: &Services,
+    caller: &Caller,
+    engine: &ActiveEngine,
+    args: &SearchArgs,
+) -> CacheKey {
+    CacheKey {
+        caller: caller.clone(),
+        engine: engine.config.id.clone(),
+        query: args.query.clone(),
+        language: args.language.clone(),
+        region: services.config.search.region.clone(),
+        safe_search: services.config.search.safe_search,
+        time_range: args.time_range,
+        count: RESULTS_PER_ENGINE,
+    }
 }
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
@@ -370,19 +462,19 @@ fn classify_engine(failure: EngineFailure) -> Failure {
 }
 
 /// The secret check (§10, LIM-P1; REQ-PRIV-002), before any engine is
-/// asked. A refusal names the format and where it starts, never the text;
+/// asked. Says whether it found a credential and let the query go on. A refusal names the format and where it starts, never the text;
 /// nothing of the query is logged in any mode.
 fn check_secrets(
     mode: SecretDetection,
     args: &mut SearchArgs,
     notices: &mut Vec<Notice>,
-) -> Result<(), ToolError> {
+) -> Result<bool, ToolError> {
     if mode == SecretDetection::Off {
-        return Ok(());
+        return Ok(false);
     }
     let findings = secret::find(&args.query);
     let Some(first) = findings.first() else {
-        return Ok(());
+        return Ok(false);
     };
     match mode {
         SecretDetection::Refuse => {
@@ -414,7 +506,7 @@ fn check_secrets(
                 position = first.position,
                 "the query carries a credential; sent as written because the operator chose warn"
             );
-            Ok(())
+            Ok(true)
         }
         SecretDetection::Mask => {
             args.query = secret::mask(&args.query, &findings);
@@ -422,9 +514,9 @@ fn check_secrets(
                 NoticeCode::CredentialMasked,
                 findings.len() as u64,
             ));
-            Ok(())
+            Ok(true)
         }
-        SecretDetection::Off => Ok(()),
+        SecretDetection::Off => Ok(false),
     }
 }
 

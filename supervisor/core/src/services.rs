@@ -76,6 +76,8 @@ pub struct Services {
     pub(crate) parse: Arc<dyn ParsePort>,
     pub(crate) user_agent: String,
     pub(crate) fetch: crate::fetch::FetchState,
+    /// The search cache, when `[cache] enabled` (design §12).
+    pub(crate) cache: Option<crate::cache::SearchCache>,
     search_limit: RateLimit,
     status_limit: RateLimit,
 }
@@ -132,6 +134,7 @@ impl Services {
         }
         Self {
             fetch: crate::fetch::FetchState::new(&config),
+            cache: crate::cache::SearchCache::from_config(&config.cache),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
             config,
@@ -181,7 +184,7 @@ impl Services {
         let served = validate::served_categories(&self.config, |id| self.is_active(id));
         let args = validate::search_args(&self.config, &served, args)?;
         self.search_limit.admit(caller).map_err(rate_limited)?;
-        crate::search::search(self, args, started).await
+        crate::search::search(self, caller, args, started).await
     }
 
     /// `web_fetch` (§3.2) with the process as the caller.

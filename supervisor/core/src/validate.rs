@@ -10,7 +10,7 @@ use crate::error::{ToolError, UnavailableReason};
 use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
 
 /// `time_range` values (REQ-SEARCH-005).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum TimeRange {
     Day,
     Week,

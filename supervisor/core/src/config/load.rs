@@ -18,9 +18,9 @@ use rypsok_proto::egress::{EgressPolicy, EgressRule, StaticHost, parse_host_name
 use toml::{Table, Value};
 
 use super::{
-    CONFIG_VERSION, Category, Config, EgressConfig, EngineConfig, EngineType, FetchConfig,
-    HttpConfig, LimitsConfig, LoggingConfig, PrivacyConfig, SafeSearch, SandboxConfig,
-    SearchConfig, SecretDetection, SecretRef, ServiceConfig, StatusConfig,
+    CONFIG_VERSION, CacheConfig, Category, Config, EgressConfig, EngineConfig, EngineType,
+    FetchConfig, HttpConfig, LimitsConfig, LoggingConfig, PrivacyConfig, SafeSearch, SandboxConfig,
+    ScrapingConfig, SearchConfig, SecretDetection, SecretRef, ServiceConfig, StatusConfig,
 };
 use crate::limits;
 
@@ -41,6 +41,12 @@ const HTTP_BODY_BYTES_FLOOR: i64 = 16 * 1024;
 /// The largest LIM-H2 an operator may set: a body is held in memory whole,
 /// once per request in flight.
 const HTTP_BODY_BYTES_CEILING: i64 = 8 * 1024 * 1024;
+/// The longest LIM-K2 an operator may set: a day. Search results are
+/// retained no longer than this (design §10, retention classes).
+const CACHE_TTL_MAX_S: i64 = 86_400;
+/// The largest LIM-K3 an operator may set; with LIM-K4 it bounds the
+/// cache's memory.
+const CACHE_ENTRIES_MAX: i64 = 10_000;
 /// More languages than this would only bloat the tool definitions (LIM-I1).
 const LANGUAGES_MAX: usize = 20;
 /// A secret file is read up to this size: a token is a line, and a
@@ -614,6 +620,16 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     let sandbox = sandbox(&mut section, p);
     section.finish(p);
 
+    let mut section = top.section(p, "cache", SecretHint::ApiKey);
+    let cache = cache(&mut section, p);
+    section.finish(p);
+
+    let mut section = top.section(p, "scraping", SecretHint::ApiKey);
+    let scraping = section
+        .boolean(p, "enabled", false)
+        .map(|enabled| ScrapingConfig { enabled });
+    section.finish(p);
+
     let allow = egress
         .as_ref()
         .map_or(&[][..], |e| e.policy.allow.as_slice());
@@ -634,6 +650,8 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
         limits: limits?,
         http: http?,
         sandbox: sandbox?,
+        cache: cache?,
+        scraping: scraping?,
         engines: engines?,
     })
 }
@@ -1014,6 +1032,30 @@ fn sandbox(s: &mut Section<'_>, p: &mut Problems) -> Option<SandboxConfig> {
     Some(SandboxConfig {
         require_seccomp: require_seccomp?,
         require_landlock: require_landlock?,
+    })
+}
+
+/// `[cache]` (design §12): LIM-K2 and LIM-K3. The whole cache holds at
+/// most `max_entries` times LIM-K4 bytes, so the ceiling of `max_entries`
+/// bounds its memory (640 MiB there; 64 MiB at the default).
+fn cache(s: &mut Section<'_>, p: &mut Problems) -> Option<CacheConfig> {
+    let enabled = s.boolean(p, "enabled", false);
+    let ttl_s = s.number(
+        p,
+        "ttl_s",
+        Range::new(1, CACHE_TTL_MAX_S),
+        default_of(limits::CACHE_TTL_S),
+    );
+    let max_entries = s.number(
+        p,
+        "max_entries",
+        Range::new(1, CACHE_ENTRIES_MAX),
+        default_of(limits::CACHE_ENTRIES),
+    );
+    Some(CacheConfig {
+        enabled: enabled?,
+        ttl_s: ttl_s?,
+        max_entries: max_entries?,
     })
 }
 
