@@ -15,10 +15,10 @@ use rypsok_proto::{
 use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
-use crate::boundary::clean_markup_text;
+use crate::boundary::{clean_decoded_text, clean_markup_text};
 use crate::cache::CacheKey;
 use crate::config::SecretDetection;
-use crate::engine::SearchContext;
+use crate::engine::{ResultText, SearchContext};
 use crate::error::{
     DropReason, EngineErrorClass, ErrorKind, Notice, NoticeCode, Outcome, SkipReason, ToolError,
     UnavailableReason,
@@ -532,6 +532,8 @@ struct Merged {
     /// The best-ranked observation (lowest rank; the earlier engine in
     /// preference order on a tie).
     hit: EngineHit,
+    /// The form of `hit`'s text, from its engine's driver (design §9).
+    text: ResultText,
     best_rank: usize,
     /// The best-ranked https URL seen for this key, if any.
     best_https: Option<(usize, String)>,
@@ -592,6 +594,7 @@ fn merge(
                 if rank < m.best_rank {
                     m.best_rank = rank;
                     m.hit = hit;
+                    m.text = engine.config.kind.spec().text;
                 }
                 if let Some((r, url)) = https
                     && m.best_https.as_ref().is_none_or(|(best, _)| r < *best)
@@ -605,6 +608,7 @@ fn merge(
                 by_key.insert(key, merged.len());
                 merged.push(Merged {
                     hit,
+                    text: engine.config.kind.spec().text,
                     best_rank: rank,
                     best_https: https,
                     score,
@@ -631,8 +635,12 @@ fn merge(
         if results.len() == max_results {
             break;
         }
-        let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
-        let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
+        let clean = match m.text {
+            ResultText::Markup => clean_markup_text,
+            ResultText::Decoded => clean_decoded_text,
+        };
+        let title = clean(&m.hit.title, TITLE_MAX_CHARS);
+        let snippet = clean(&m.hit.snippet, SNIPPET_MAX_CHARS);
         if is_instruction_like(&title.text) || is_instruction_like(&snippet.text) {
             if drop_instruction_like {
                 tally.instruction_dropped += 1;

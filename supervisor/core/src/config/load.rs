@@ -635,6 +635,7 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     top.finish(p);
 
     check_cross_keys(p, service.as_ref(), search.as_ref(), engines.as_deref());
+    check_scraping(p, scraping.as_ref(), engines.as_deref());
 
     Some(Config {
         service: service?,
@@ -1313,6 +1314,28 @@ fn endpoint_problem(template: &str, allow: &[EgressRule]) -> Option<&'static str
 }
 
 /// The rules that tie keys of different tables together.
+/// A scraping driver reads a page meant for people (design §11): the
+/// operator must have said so (REQ-ENG-013). Refused whether or not the
+/// engine is enabled, so that switching it on later is no surprise.
+fn check_scraping(
+    p: &mut Problems,
+    scraping: Option<&ScrapingConfig>,
+    engines: Option<&[EngineConfig]>,
+) {
+    let (Some(scraping), Some(engines)) = (scraping, engines) else {
+        return;
+    };
+    if scraping.enabled {
+        return;
+    }
+    for engine in engines.iter().filter(|e| e.kind.spec().scraping) {
+        p.push(
+            child(&child("engines", &engine.id), "type"),
+            "a scraping engine type; allowed only with [scraping] enabled = true",
+        );
+    }
+}
+
 fn check_cross_keys(
     p: &mut Problems,
     service: Option<&ServiceConfig>,

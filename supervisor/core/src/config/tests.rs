@@ -435,7 +435,10 @@ fn choice_spellings_round_trip() {
         assert_eq!(c.logging.level, level);
     }
     for &kind in EngineType::ALL {
-        let c = load(&format!("[engines.e]\ntype = \"{}\"", kind.as_str()));
+        let c = load(&format!(
+            "[scraping]\nenabled = true\n[engines.e]\ntype = \"{}\"",
+            kind.as_str()
+        ));
         assert_eq!(c.engines[0].kind, kind);
     }
 }
