@@ -205,7 +205,7 @@ impl SearchCache {
     }
 
     /// Drops every entry. A configuration reload must call this (I11).
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, feature = "measure")), allow(dead_code))]
     pub(crate) fn clear(&self) {
         let mut inner = self.lock();
         *inner = Inner {
@@ -215,13 +215,13 @@ impl SearchCache {
     }
 
     /// Entries held (expired ones included until the next use).
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, feature = "measure")), allow(dead_code))]
     pub(crate) fn len(&self) -> usize {
         self.lock().entries.len()
     }
 
     /// Bytes held, as LIM-K4 counts them.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, feature = "measure")), allow(dead_code))]
     pub(crate) fn bytes(&self) -> usize {
         self.lock().bytes
     }

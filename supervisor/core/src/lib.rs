@@ -21,6 +21,8 @@ mod fetch;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod health;
+#[cfg(feature = "measure")]
+pub mod measure;
 pub mod instruction;
 pub mod limits;
 pub mod ports;
