@@ -123,8 +123,10 @@ fn without_the_cache_every_search_asks() {
 #[test]
 fn another_language_or_time_range_misses() {
     let (wikipedia, brave) = fakes();
-    let config = config(wikipedia.port(), brave.port(), "[cache]\nenabled = true\n")
-        .replace("grace_ms = 200\n", "grace_ms = 200\nlanguages = [\"en\", \"de\"]\n");
+    let config = config(wikipedia.port(), brave.port(), "[cache]\nenabled = true\n").replace(
+        "grace_ms = 200\n",
+        "grace_ms = 200\nlanguages = [\"en\", \"de\"]\n",
+    );
     let mut server = Server::start_with_env(Some(&config), &[("RYPSOK_TEST_BRAVE_KEY", KEY)]);
     server.initialize();
     server.call("web_search", json!({"query": "counter strike"}));

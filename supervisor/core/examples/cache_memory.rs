@@ -63,7 +63,10 @@ fn main() {
     let heap = after.saturating_sub(before);
     let bound = entries * CACHE_ENTRY_MAX_BYTES;
     println!("entries: {}", cache.len());
-    println!("accounted (LIM-K4 counting): {} bytes", cache.accounted_bytes());
+    println!(
+        "accounted (LIM-K4 counting): {} bytes",
+        cache.accounted_bytes()
+    );
     println!("heap held (allocator count): {heap} bytes");
     println!("per entry: {} bytes", heap / entries.max(1));
     println!("bound, entries x LIM-K4: {bound} bytes");

@@ -114,16 +114,22 @@ struct Entry {
     bytes: usize,
 }
 
-/// The memory one entry holds: its key, its hits and the bookkeeping of the
-/// three indexes. This is what LIM-K4 bounds.
+/// The memory one entry holds: its key, its hits and its share of the
+/// three indexes. This is what LIM-K4 bounds, so the whole cache holds at
+/// most LIM-K3 × LIM-K4 bytes of heap (measured: `examples/cache_memory.rs`).
 fn entry_bytes(key: &CacheKey, hits: &[EngineHit]) -> usize {
+    // A hash map keeps its slots at most 7/8 full and doubles when it
+    // grows, and a B-tree's nodes are at least half full: each index holds
+    // up to twice the room of its entries.
+    let map_slot = size_of::<Arc<CacheKey>>() + size_of::<Entry>() + 1;
+    let order_slot = size_of::<u64>() + size_of::<Arc<CacheKey>>();
     let fixed = size_of::<CacheKey>()
-        + size_of::<Entry>()
-        // The key's handle in the map and both orders, and a tick in each.
-        + 3 * size_of::<Arc<CacheKey>>()
-        + 2 * size_of::<u64>()
-        // Arc's two counters.
-        + 2 * size_of::<usize>();
+        // Arc's two counters beside the key and beside the caller's label.
+        + 4 * size_of::<usize>()
+        + 2 * map_slot
+        + 2 * 2 * order_slot
+        // The B-tree nodes' own headers, per entry at worst.
+        + 64;
     let hits_bytes: usize = hits
         .iter()
         .map(|h| {

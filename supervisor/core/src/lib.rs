@@ -21,10 +21,10 @@ mod fetch;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod health;
-#[cfg(feature = "measure")]
-pub mod measure;
 pub mod instruction;
 pub mod limits;
+#[cfg(feature = "measure")]
+pub mod measure;
 pub mod ports;
 mod ratelimit;
 mod search;
