@@ -132,6 +132,8 @@ impl Services {
         }
         Self {
             fetch: crate::fetch::FetchState::new(&config),
+            // Built once from the configuration, which never changes in a
+            // process (I11): a future reload must clear it or build it anew.
             cache: crate::cache::SearchCache::from_config(&config.cache),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
