@@ -465,8 +465,9 @@ fn classify_engine(failure: EngineFailure) -> Failure {
 }
 
 /// The secret check (§10, LIM-P1; REQ-PRIV-002), before any engine is
-/// asked. Says whether it found a credential and let the query go on. A refusal names the format and where it starts, never the text;
-/// nothing of the query is logged in any mode.
+/// asked. A refusal names the format and where it starts, never the text;
+/// nothing of the query is logged in any mode. Says whether it found a
+/// credential and let the query go on (`warn`, `mask`).
 fn check_secrets(
     mode: SecretDetection,
     args: &mut SearchArgs,
