@@ -158,8 +158,8 @@ impl Adapter {
     /// (REQ-MCP-011, REQ-ERR-003).
     fn render(&self, output: ToolOutput) -> CallToolResult {
         let (value, is_error) = match output {
-            Ok(value) => (value, false),
-            Err(error) => (error.to_json(), true),
+            Ok(response) => (response.to_wire(), false),
+            Err(error) => (error.to_wire(), true),
         };
         let text = vec![ContentBlock::text(value.to_string())];
         let mut result = if is_error {
@@ -244,29 +244,25 @@ impl ServerHandler for Adapter {
         };
         let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.in_scope(|| match &output {
-            Ok(value) => {
-                let outcome = value
-                    .get("outcome")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let count = value
-                    .get("results")
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len);
+            Ok(response) => {
+                let outcome = response.outcome().as_str();
+                let count = response.result_count();
+                let from_cache = response.from_cache_count();
                 tracing::info!(
                     event = "call_done",
                     outcome,
                     count,
+                    from_cache,
                     latency_ms,
                     "call answered"
                 );
             }
             Err(error) => {
-                let reason = error.reason();
-                let refused_count = self.count_refusal(&tool, error.kind.as_str(), reason);
+                let reason = error.reason().unwrap_or_default();
+                let refused_count = self.count_refusal(&tool, error.kind().as_str(), reason);
                 tracing::info!(
                     event = "call_refused",
-                    kind = error.kind.as_str(),
+                    kind = error.kind().as_str(),
                     reason,
                     refused_count,
                     latency_ms,

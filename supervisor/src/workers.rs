@@ -25,11 +25,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rypsok_core::PortFuture;
+use rypsok_core::ports::{Document, EngineResponse, ExchangeError, robots_request};
 use rypsok_core::{NetPort, ParsePort, PortError};
 use rypsok_proto::{
-    Confinement, ExchangeRequest, ExchangeResponse, FrameError, FromWorker, LandlockLevel,
-    LogLevel, NetFailure, NetInit, NetRequest, NetResponse, ParseRequest, ParseResponse,
-    SeccompLevel, ToWorker, WorkerKind, read_frame, write_frame,
+    Confinement, EngineParse, ExchangeRequest, ExchangeResponse, FrameError, FromWorker,
+    LandlockLevel, LogLevel, NetInit, NetRequest, NetResponse, PageParse, ParseRequest,
+    ParseResponse, RobotsRules, SeccompLevel, ToWorker, WorkerKind, read_frame, write_frame,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -749,53 +750,110 @@ impl NetPort for Workers {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         Box::pin(async move {
             match self
                 .net
                 .call(NetRequest::Exchange(request), deadline)
                 .await?
             {
-                NetResponse::Exchange(result) => Ok(result),
+                NetResponse::Exchange(result) => Ok(result?),
             }
         })
     }
 }
 
-impl ParsePort for Workers {
-    fn parse(
+/// The answer of a page parse, or `None` for an answer of another kind.
+fn page_answer(answer: ParseResponse) -> Option<PageParse> {
+    let ParseResponse::Page(page) = answer else {
+        return None;
+    };
+    Some(page)
+}
+
+/// The answer of an engine-answer parse, or `None` for another kind.
+fn engine_answer(answer: ParseResponse) -> Option<EngineParse> {
+    let ParseResponse::Engine(parse) = answer else {
+        return None;
+    };
+    Some(parse)
+}
+
+/// The answer of a robots.txt parse, or `None` for another kind.
+fn robots_answer(answer: ParseResponse) -> Option<RobotsRules> {
+    let ParseResponse::Robots(rules) = answer else {
+        return None;
+    };
+    Some(rules)
+}
+
+impl Workers {
+    /// Runs one parse on a free parser and expects the answer `expect`
+    /// recognises. Any other answer is a protocol violation, handled here
+    /// for every kind of parse: the worker is killed (and replaced on the
+    /// next call) and the call fails as with any worker that lies.
+    async fn parse_as<T>(
         &self,
         request: ParseRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move {
-            let Ok(permit) = timeout_at(deadline, self.parser_permits.acquire()).await else {
-                return Err(PortError::Timeout);
-            };
-            let _permit = permit.map_err(|_| PortError::Unavailable)?;
-            // Give a parser back however this call ends, dropped included,
-            // at the end of the queue, so that a slot backing off after
-            // crashes does not stand in front of a healthy one.
-            struct Return<'a>(&'a Mutex<VecDeque<usize>>, usize);
-            impl Drop for Return<'_> {
-                fn drop(&mut self) {
-                    lock(self.0).push_back(self.1);
-                }
+        expect: fn(ParseResponse) -> Option<T>,
+    ) -> Result<T, PortError> {
+        let Ok(permit) = timeout_at(deadline, self.parser_permits.acquire()).await else {
+            return Err(PortError::Timeout);
+        };
+        let _permit = permit.map_err(|_| PortError::Unavailable)?;
+        // Give a parser back however this call ends, dropped included,
+        // at the end of the queue, so that a slot backing off after
+        // crashes does not stand in front of a healthy one.
+        struct Return<'a>(&'a Mutex<VecDeque<usize>>, usize);
+        impl Drop for Return<'_> {
+            fn drop(&mut self) {
+                lock(self.0).push_back(self.1);
             }
-            for _ in 0..self.parsers.len() {
-                let index = lock(&self.idle_parsers)
-                    .pop_front()
-                    .ok_or(PortError::Unavailable)?;
-                let _back = Return(&self.idle_parsers, index);
-                // Locals drop in reverse order: the parser is back in the
-                // idle queue before the permit that lets the next call look
-                // for it.
-                if let Ok(Ok(conn)) = timeout_at(deadline, self.parsers[index].conn()).await {
-                    return call(&conn, request, deadline).await;
-                }
+        }
+        for _ in 0..self.parsers.len() {
+            let index = lock(&self.idle_parsers)
+                .pop_front()
+                .ok_or(PortError::Unavailable)?;
+            let _back = Return(&self.idle_parsers, index);
+            // Locals drop in reverse order: the parser is back in the
+            // idle queue before the permit that lets the next call look
+            // for it.
+            if let Ok(Ok(conn)) = timeout_at(deadline, self.parsers[index].conn()).await {
+                let answer = call(&conn, request, deadline).await?;
+                return expect(answer).ok_or_else(|| {
+                    conn.kill("answered another kind of request");
+                    PortError::WorkerFailed
+                });
             }
-            Err(PortError::Unavailable)
-        })
+        }
+        Err(PortError::Unavailable)
+    }
+}
+
+impl ParsePort for Workers {
+    fn parse_engine_answer(
+        &self,
+        answer: EngineResponse,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<EngineParse, PortError>> {
+        Box::pin(self.parse_as(answer.into_request(), deadline, engine_answer))
+    }
+
+    fn parse_page(
+        &self,
+        document: Document,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<PageParse, PortError>> {
+        Box::pin(self.parse_as(document.into_request(), deadline, page_answer))
+    }
+
+    fn parse_robots(
+        &self,
+        body: Vec<u8>,
+        deadline: Instant,
+    ) -> PortFuture<'_, Result<RobotsRules, PortError>> {
+        Box::pin(self.parse_as(robots_request(body), deadline, robots_answer))
     }
 }
 

@@ -101,6 +101,14 @@ fn a_cached_search_asks_no_engine_that_allows_storage() {
         Duration::from_secs(5),
     );
     assert!(line.is_some(), "{:?}", server.log());
+    let done = server.await_log(
+        &[("event", json!("call_done")), ("from_cache", json!(1))],
+        Duration::from_secs(5),
+    );
+    assert!(
+        done.is_some(),
+        "the call's own line counts the cached engines"
+    );
 }
 
 // Verifies: REQ-CACHE-001 (off by default: every search asks every engine)

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 use rypsok_proto::LogLevel;
 use rypsok_proto::egress::EgressPolicy;
 
+use crate::vocabulary::vocabulary;
+
 pub use crate::engine::EngineType;
 pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
 
@@ -93,15 +95,16 @@ pub struct SearchConfig {
     pub drop_instruction_like: bool,
 }
 
-/// Safe-search levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SafeSearch {
-    /// No filtering.
-    Off,
-    /// The engines' default filtering.
-    Moderate,
-    /// Strict filtering.
-    Strict,
+vocabulary! {
+    /// Safe-search levels (`[search] safe_search`).
+    pub SafeSearch {
+        /// No filtering.
+        Off => "off",
+        /// The engines' default filtering.
+        Moderate => "moderate",
+        /// Strict filtering.
+        Strict => "strict",
+    }
 }
 
 /// `[fetch]`.
@@ -137,17 +140,18 @@ pub struct PrivacyConfig {
     pub secret_detection: SecretDetection,
 }
 
-/// What the secret check does (LIM-P1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecretDetection {
-    /// Refuse the call (default).
-    Refuse,
-    /// Proceed and log a warning.
-    Warn,
-    /// Mask the secret and proceed, with a notice.
-    Mask,
-    /// No check.
-    Off,
+vocabulary! {
+    /// What the secret check does (LIM-P1, `[privacy] secret_detection`).
+    pub SecretDetection {
+        /// Refuse the call (default).
+        Refuse => "refuse",
+        /// Proceed and log a warning.
+        Warn => "warn",
+        /// Mask the secret and proceed, with a notice.
+        Mask => "mask",
+        /// No check.
+        Off => "off",
+    }
 }
 
 /// `[logging]`.
@@ -237,36 +241,18 @@ pub enum SecretRef {
     File(PathBuf),
 }
 
-/// Search categories (the `category` parameter's vocabulary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Category {
-    /// The default.
-    General,
-    /// News.
-    News,
-    /// Science.
-    Science,
-    /// Code.
-    Code,
-}
-
-impl Category {
-    /// Every category, in the order the tool definition lists them.
-    pub const ALL: [Self; 4] = [Self::General, Self::News, Self::Science, Self::Code];
-
-    /// The wire spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::General => "general",
-            Self::News => "news",
-            Self::Science => "science",
-            Self::Code => "code",
-        }
-    }
-
-    /// Parses the wire spelling.
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == s)
+vocabulary! {
+    /// Search categories (the `category` parameter's vocabulary), in the
+    /// order the tool definition lists them.
+    pub Category {
+        /// The default.
+        General => "general",
+        /// News.
+        News => "news",
+        /// Science.
+        Science => "science",
+        /// Code.
+        Code => "code",
     }
 }
 

@@ -10,27 +10,11 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::limits::ERROR_MESSAGE_MAX_CHARS;
-
-macro_rules! vocabulary {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal,)+ }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($(#[$vm])* $variant,)+ }
-        impl $name {
-            /// Every word of the vocabulary.
-            pub const ALL: &'static [Self] = &[$(Self::$variant,)+];
-            /// The wire spelling.
-            pub const fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $text,)+ }
-            }
-        }
-    };
-}
+use crate::vocabulary::vocabulary;
 
 vocabulary! {
     /// Error kinds (§4).
-    ErrorKind {
+    pub ErrorKind {
         /// A parameter fails validation.
         InvalidRequest => "invalid_request",
         /// Policy refuses the call.
@@ -48,7 +32,7 @@ vocabulary! {
 
 vocabulary! {
     /// Reasons of `unavailable` (§4).
-    UnavailableReason {
+    pub UnavailableReason {
         /// No engine serves the call.
         NoEngine => "no_engine",
         /// Every engine failed.
@@ -68,7 +52,7 @@ vocabulary! {
 
 vocabulary! {
     /// Reasons of `denied` (§4).
-    DeniedReason {
+    pub DeniedReason {
         /// The egress policy refuses the destination.
         Egress => "egress",
         /// The site's robots.txt does not allow the page.
@@ -88,7 +72,7 @@ vocabulary! {
 
 vocabulary! {
     /// Reasons of `unsupported_content` (§4).
-    UnsupportedReason {
+    pub UnsupportedReason {
         /// The media type is not one rypsok reads.
         MediaType => "media_type",
         /// Nothing could be extracted.
@@ -98,7 +82,7 @@ vocabulary! {
 
 vocabulary! {
     /// Outcomes of a successful call (§3, §7).
-    Outcome {
+    pub Outcome {
         /// Every engine answered.
         Ok => "ok",
         /// Results, but an engine failed.
@@ -110,7 +94,7 @@ vocabulary! {
 
 vocabulary! {
     /// Notice codes (§3.1).
-    NoticeCode {
+    pub NoticeCode {
         /// An engine failed; with `engine` and `reason`.
         EngineUnavailable => "engine_unavailable",
         /// An engine was not queried; with `engine` and `reason`.
@@ -136,7 +120,7 @@ vocabulary! {
 
 vocabulary! {
     /// Why an engine failed: the reasons of `engine_unavailable`.
-    EngineErrorClass {
+    pub EngineErrorClass {
         /// No answer within the engine's timeout or the deadline.
         Timeout => "timeout",
         /// The provider's rate limit.
@@ -154,7 +138,7 @@ vocabulary! {
 
 vocabulary! {
     /// Why an engine was not queried: the reasons of `engine_skipped`.
-    SkipReason {
+    pub SkipReason {
         /// It cannot honour `time_range`.
         TimeRange => "time_range",
         /// It cannot honour `language`.
@@ -170,13 +154,61 @@ vocabulary! {
 
 vocabulary! {
     /// Why results were dropped: the reasons of `results_dropped`.
-    DropReason {
+    pub DropReason {
         /// The result reads like an instruction (optional drop).
         InstructionLikeContent => "instruction_like_content",
         /// Its URL exceeds LIM-F9.
         UrlTooLong => "url_too_long",
         /// Its URL is not http(s), or names a host web_fetch would refuse.
         UrlInvalid => "url_invalid",
+    }
+}
+
+vocabulary! {
+    /// Engine states of `engine_status` (§3.3).
+    pub EngineState {
+        /// The operator switched it off, or it has no credential.
+        Disabled => "disabled",
+        /// Circuit closed: in use.
+        Closed => "closed",
+        /// Circuit open: cooling down.
+        Open => "open",
+        /// Circuit half open: the next call probes it.
+        HalfOpen => "half_open",
+    }
+}
+
+vocabulary! {
+    /// Why a configured engine is not in use (the `reason` of a disabled
+    /// engine in `engine_status`).
+    pub DisabledReason {
+        /// The operator switched it off.
+        Disabled => "disabled",
+        /// It needs a key and none could be read.
+        NoCredential => "no_credential",
+    }
+}
+
+/// The reason a notice carries, from the vocabulary its code names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum NoticeReason {
+    /// Of `engine_unavailable`.
+    Failed(EngineErrorClass),
+    /// Of `engine_skipped`.
+    Skipped(SkipReason),
+    /// Of `results_dropped`.
+    Dropped(DropReason),
+}
+
+impl NoticeReason {
+    /// The wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Failed(class) => class.as_str(),
+            Self::Skipped(reason) => reason.as_str(),
+            Self::Dropped(reason) => reason.as_str(),
+        }
     }
 }
 
@@ -191,20 +223,58 @@ pub struct Notice {
     pub engine: Option<String>,
     /// The reason, from the vocabulary the code names.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    pub reason: Option<NoticeReason>,
     /// How many.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
 }
 
 impl Notice {
-    /// A notice about an engine, with a reason.
-    pub fn engine(code: NoticeCode, engine: &str, reason: &'static str) -> Self {
+    /// `engine_unavailable`: an engine failed.
+    pub fn engine_failed(engine: &str, class: EngineErrorClass) -> Self {
+        Self::about_engine(
+            NoticeCode::EngineUnavailable,
+            engine,
+            NoticeReason::Failed(class),
+        )
+    }
+
+    /// `engine_skipped`: an engine was not queried.
+    pub fn engine_skipped(engine: &str, reason: SkipReason) -> Self {
+        Self::about_engine(
+            NoticeCode::EngineSkipped,
+            engine,
+            NoticeReason::Skipped(reason),
+        )
+    }
+
+    /// `from_cache`: an engine's answer came from the search cache
+    /// (design §12).
+    pub fn from_cache(engine: &str) -> Self {
+        Self {
+            code: NoticeCode::FromCache,
+            engine: Some(engine.to_owned()),
+            reason: None,
+            count: None,
+        }
+    }
+
+    fn about_engine(code: NoticeCode, engine: &str, reason: NoticeReason) -> Self {
         Self {
             code,
             engine: Some(engine.to_owned()),
             reason: Some(reason),
             count: None,
+        }
+    }
+
+    /// `results_dropped`: `count` results left out for `reason`.
+    pub fn dropped(reason: DropReason, count: u64) -> Self {
+        Self {
+            code: NoticeCode::ResultsDropped,
+            engine: None,
+            reason: Some(NoticeReason::Dropped(reason)),
+            count: Some(count),
         }
     }
 
@@ -217,277 +287,512 @@ impl Notice {
             count: Some(count),
         }
     }
+
+    /// A notice that is only its code.
+    pub fn bare(code: NoticeCode) -> Self {
+        Self {
+            code,
+            engine: None,
+            reason: None,
+            count: None,
+        }
+    }
 }
 
-/// A tool execution error: the wire's `{"error": {kind, message, detail}}`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
-    /// The kind.
-    pub kind: ErrorKind,
-    /// Static text plus numbers, at most LIM-I4 characters.
-    pub message: String,
-    /// Keys from §4's table.
-    pub detail: Map<String, Value>,
+/// What is wrong with an argument (`invalid_request`). Parameter names and
+/// allowed values come from the tool definitions, never from the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamProblem {
+    /// A number outside its range.
+    OutOfRange {
+        /// The parameter.
+        parameter: &'static str,
+        /// Smallest allowed.
+        min: u64,
+        /// Largest allowed.
+        max: u64,
+    },
+    /// A string whose trimmed length is outside its range.
+    BadLength {
+        /// The parameter.
+        parameter: &'static str,
+        /// Fewest characters.
+        min: u64,
+        /// Most characters.
+        max: u64,
+    },
+    /// The wrong JSON type.
+    WrongType {
+        /// The parameter.
+        parameter: &'static str,
+        /// What it must be, as a phrase ("an integer").
+        expected: &'static str,
+    },
+    /// A required parameter is absent.
+    Missing {
+        /// The parameter.
+        parameter: &'static str,
+    },
+    /// A value outside the parameter's enumeration.
+    NotAllowed {
+        /// The parameter.
+        parameter: &'static str,
+        /// The values the tool definition lists.
+        allowed: Vec<String>,
+    },
+    /// A property the tool does not take (its name is not echoed).
+    UnknownParameter {
+        /// The parameters the tool takes.
+        allowed: Vec<&'static str>,
+    },
+    /// The URL is longer than LIM-F9.
+    UrlTooLong {
+        /// LIM-F9.
+        max: usize,
+    },
+    /// The URL does not parse as an absolute URL.
+    InvalidUrl,
+    /// `start_char` is at or beyond the content's length.
+    StartCharBeyond {
+        /// The content's length in characters (at least 1).
+        length: u64,
+    },
+}
+
+/// Where a secret was found: its kind (a fixed vocabulary) and its position
+/// in Unicode scalar values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SecretAt {
+    /// The detector's name for it.
+    pub kind: &'static str,
+    /// Unicode scalar values before it.
+    pub position: u64,
+}
+
+/// A tool execution error: the wire's `{"error": {kind, message, detail}}`
+/// (design §4). Each variant carries its typed data; [`Self::to_wire`] is
+/// the one mapping to the wire, and [`Self::message`] holds every message,
+/// static text plus numbers, never external text or the caller's input.
+/// The constructors below are the way to build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolError {
+    /// `invalid_request`.
+    InvalidRequest(ParamProblem),
+    /// `denied`; the secret reasons say where the secret is.
+    Denied {
+        /// The reason.
+        reason: DeniedReason,
+        /// The secret found, for `secret_in_query` and `secret_in_url`.
+        secret: Option<SecretAt>,
+    },
+    /// `denied`, `scheme`: an http URL was retried over https (plain http
+    /// is not allowed) and that request failed.
+    UpgradeFailed,
+    /// `unavailable`, with a retry hint where there is one.
+    Unavailable {
+        /// The reason.
+        reason: UnavailableReason,
+        /// When to retry.
+        retry_after_ms: Option<u64>,
+    },
+    /// `unavailable`, `http_status`: the site answered 4xx or 5xx.
+    HttpStatus {
+        /// The status.
+        status: u16,
+        /// The site's retry hint; sent only where retrying helps.
+        retry_after_ms: Option<u64>,
+    },
+    /// `unavailable`, `deadline`, for a fetch.
+    FetchDeadline,
+    /// `redirected`: the page moved to another host.
+    Redirected {
+        /// External data, already bounded by LIM-F9.
+        location: String,
+    },
+    /// `unsupported_content`.
+    UnsupportedContent {
+        /// The reason.
+        reason: UnsupportedReason,
+        /// For `media_type`: external data, already cleaned and bounded.
+        media_type: Option<String>,
+    },
+    /// `too_large`: the body exceeded LIM-F3.
+    TooLarge {
+        /// LIM-F3.
+        limit_bytes: u64,
+    },
 }
 
 impl ToolError {
-    /// The `reason` of the detail, when the kind has one (a closed
-    /// vocabulary: safe to log).
-    pub fn reason(&self) -> &str {
-        self.detail
-            .get("reason")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    }
-
-    fn new(kind: ErrorKind, message: String, detail: Value) -> Self {
-        debug_assert!(
-            message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
-            "{message}"
-        );
-        let detail = match detail {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        Self {
-            kind,
-            message,
-            detail,
-        }
-    }
-
     /// A parameter outside its numeric range.
     pub fn out_of_range(parameter: &'static str, min: u64, max: u64) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("{parameter} must be between {min} and {max}"),
-            json!({ "parameter": parameter, "min": min, "max": max }),
-        )
+        Self::InvalidRequest(ParamProblem::OutOfRange {
+            parameter,
+            min,
+            max,
+        })
     }
 
     /// A string parameter whose length is outside its range.
     pub fn bad_length(parameter: &'static str, min: u64, max: u64) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("{parameter} must be {min} to {max} characters after trimming"),
-            json!({ "parameter": parameter, "min": min, "max": max }),
-        )
+        Self::InvalidRequest(ParamProblem::BadLength {
+            parameter,
+            min,
+            max,
+        })
     }
 
     /// A parameter of the wrong JSON type.
     pub fn wrong_type(parameter: &'static str, expected: &'static str) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("{parameter} must be {expected}"),
-            json!({ "parameter": parameter }),
-        )
+        Self::InvalidRequest(ParamProblem::WrongType {
+            parameter,
+            expected,
+        })
     }
 
     /// A required parameter is missing.
     pub fn missing(parameter: &'static str) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("{parameter} is required"),
-            json!({ "parameter": parameter }),
-        )
+        Self::InvalidRequest(ParamProblem::Missing { parameter })
     }
 
     /// A parameter outside its enumeration.
     pub fn not_allowed(parameter: &'static str, allowed: &[&str]) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("{parameter} must be one of the allowed values"),
-            json!({ "parameter": parameter, "allowed": allowed }),
-        )
+        Self::InvalidRequest(ParamProblem::NotAllowed {
+            parameter,
+            allowed: allowed.iter().map(|&word| word.to_owned()).collect(),
+        })
     }
 
     /// A property the tool does not take. Its name is the caller's input, so
     /// it is not echoed; the allowed names are.
-    pub fn unknown_parameter(allowed: &[&str]) -> Self {
-        let message = if allowed.is_empty() {
-            "this tool takes no parameters".to_owned()
-        } else {
-            "unknown parameter; see allowed for the parameters this tool takes".to_owned()
-        };
-        Self::new(
-            ErrorKind::InvalidRequest,
-            message,
-            json!({ "allowed": allowed }),
-        )
+    pub fn unknown_parameter(allowed: &[&'static str]) -> Self {
+        Self::InvalidRequest(ParamProblem::UnknownParameter {
+            allowed: allowed.to_vec(),
+        })
+    }
+
+    /// `invalid_request`: the URL is longer than LIM-F9.
+    pub fn url_too_long(max: usize) -> Self {
+        Self::InvalidRequest(ParamProblem::UrlTooLong { max })
+    }
+
+    /// `invalid_request`: the URL does not parse as an absolute URL.
+    pub fn invalid_url() -> Self {
+        Self::InvalidRequest(ParamProblem::InvalidUrl)
+    }
+
+    /// `invalid_request`: `start_char` is at or beyond the content, which
+    /// is `length` characters long (at least 1).
+    pub fn start_char_beyond(length: u64) -> Self {
+        Self::InvalidRequest(ParamProblem::StartCharBeyond { length })
     }
 
     /// `unavailable` with a reason and an optional retry hint.
     pub fn unavailable(reason: UnavailableReason, retry_after_ms: Option<u64>) -> Self {
-        let message = match reason {
-            UnavailableReason::NoEngine => {
-                "no enabled engine can serve this search (its category, time_range, language or query length)"
-            }
-            UnavailableReason::AllFailed => "every engine failed; retry later",
-            UnavailableReason::RateLimited => "the tool's rate limit was reached; retry later",
-            UnavailableReason::Network => "the site could not be reached",
-            UnavailableReason::Deadline => "no engine answered before the deadline; retry later",
-            UnavailableReason::HttpStatus => "the site answered with an error status",
-            UnavailableReason::Busy => "too many calls are in flight; retry later",
-        };
-        let mut detail = json!({ "reason": reason.as_str() });
-        if let (Some(ms), Some(map)) = (retry_after_ms, detail.as_object_mut()) {
-            map.insert("retry_after_ms".to_owned(), json!(ms));
+        Self::Unavailable {
+            reason,
+            retry_after_ms,
         }
-        Self::new(ErrorKind::Unavailable, message.to_owned(), detail)
     }
 
     /// `denied` with a reason (the secret reasons carry more: see
     /// [`Self::denied_secret`]).
     pub fn denied(reason: DeniedReason) -> Self {
-        let message = match reason {
-            DeniedReason::Egress => {
-                "the egress policy refuses this destination (an internal address, or a port that is not allowed)"
-            }
-            DeniedReason::RobotsTxt => {
-                "the site's robots.txt does not allow rypsok to read this page"
-            }
-            DeniedReason::Scheme => {
-                "the URL scheme is not allowed: use https (http only where the operator allows it)"
-            }
-            DeniedReason::StrictMode => {
-                "strict mode: only URLs web_search returned in this process or the operator allowed can be fetched"
-            }
-            DeniedReason::CredentialInUrl => {
-                "the URL names a user; remove the credentials from the URL"
-            }
-            DeniedReason::SecretInQuery => {
-                "the query looks like it carries a credential; remove it"
-            }
-            DeniedReason::SecretInUrl => {
-                "the URL looks like it carries a password or a credential; remove it"
-            }
-        };
-        Self::new(
-            ErrorKind::Denied,
-            message.to_owned(),
-            json!({ "reason": reason.as_str() }),
-        )
-    }
-
-    /// `denied`, `scheme`: an http URL was retried over https (plain http
-    /// is not allowed) and that request failed.
-    pub fn denied_upgrade_failed() -> Self {
-        Self::new(
-            ErrorKind::Denied,
-            "the http URL was retried over https and that request failed; plain http is not allowed"
-                .to_owned(),
-            json!({ "reason": DeniedReason::Scheme.as_str() }),
-        )
+        Self::Denied {
+            reason,
+            secret: None,
+        }
     }
 
     /// `denied` for a secret, with its kind (a fixed vocabulary) and its
     /// position in Unicode scalar values.
     pub fn denied_secret(reason: DeniedReason, kind: &'static str, position: u64) -> Self {
-        let mut e = Self::denied(reason);
-        e.detail.insert("kind".to_owned(), json!(kind));
-        e.detail.insert("position".to_owned(), json!(position));
-        e
+        Self::Denied {
+            reason,
+            secret: Some(SecretAt { kind, position }),
+        }
+    }
+
+    /// `denied`, `scheme`: the https retry of an http URL failed.
+    pub fn denied_upgrade_failed() -> Self {
+        Self::UpgradeFailed
     }
 
     /// `unavailable`, `http_status`: the site answered 4xx or 5xx. 408, 425,
     /// 429 and 5xx say retry later; any other 4xx says retrying will not
     /// help (design §14, REQ-FETCH-011).
     pub fn http_status(status: u16, retry_after_ms: Option<u64>) -> Self {
-        let retryable = matches!(status, 408 | 425 | 429) || status >= 500;
-        let message = if retryable {
-            format!("the site answered with status {status}; retry later")
-        } else {
-            format!(
-                "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
-            )
-        };
-        let mut detail =
-            json!({ "reason": UnavailableReason::HttpStatus.as_str(), "status": status });
-        if let (Some(ms), true, Some(map)) = (retry_after_ms, retryable, detail.as_object_mut()) {
-            map.insert("retry_after_ms".to_owned(), json!(ms));
+        Self::HttpStatus {
+            status,
+            retry_after_ms,
         }
-        Self::new(ErrorKind::Unavailable, message, detail)
     }
 
     /// `unavailable`, `deadline` for a fetch.
     pub fn fetch_deadline() -> Self {
-        Self::new(
-            ErrorKind::Unavailable,
-            "the page was not retrieved before the deadline; retry later".to_owned(),
-            json!({ "reason": UnavailableReason::Deadline.as_str() }),
-        )
+        Self::FetchDeadline
     }
 
     /// `redirected`: the page moved to another host. `location` is
     /// external data, already bounded by LIM-F9.
     pub fn redirected(location: String) -> Self {
-        Self::new(
-            ErrorKind::Redirected,
-            "the page redirects to another host; fetch the location to follow it".to_owned(),
-            json!({ "location": location }),
-        )
+        Self::Redirected { location }
     }
 
     /// `unsupported_content`, `media_type`: `media_type` is external data,
     /// already cleaned and bounded.
     pub fn unsupported_media_type(media_type: String) -> Self {
-        Self::new(
-            ErrorKind::UnsupportedContent,
-            "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are"
-                .to_owned(),
-            json!({ "reason": UnsupportedReason::MediaType.as_str(), "media_type": media_type }),
-        )
+        Self::UnsupportedContent {
+            reason: UnsupportedReason::MediaType,
+            media_type: Some(media_type),
+        }
     }
 
     /// `unsupported_content`, `extraction_failed`.
     pub fn extraction_failed() -> Self {
-        Self::new(
-            ErrorKind::UnsupportedContent,
-            "no main content could be extracted from the page".to_owned(),
-            json!({ "reason": UnsupportedReason::ExtractionFailed.as_str() }),
-        )
+        Self::UnsupportedContent {
+            reason: UnsupportedReason::ExtractionFailed,
+            media_type: None,
+        }
     }
 
     /// `too_large`: the body exceeded LIM-F3.
     pub fn too_large(limit_bytes: u64) -> Self {
-        Self::new(
-            ErrorKind::TooLarge,
-            format!("the page is larger than the limit of {limit_bytes} bytes"),
-            json!({ "limit_bytes": limit_bytes }),
-        )
+        Self::TooLarge { limit_bytes }
     }
 
-    /// `invalid_request`: the URL is longer than LIM-F9.
-    pub fn url_too_long(max: usize) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("url must be at most {max} characters"),
-            json!({ "parameter": "url", "max": max }),
-        )
+    /// The kind.
+    pub const fn kind(&self) -> ErrorKind {
+        match self {
+            Self::InvalidRequest(_) => ErrorKind::InvalidRequest,
+            Self::Denied { .. } | Self::UpgradeFailed => ErrorKind::Denied,
+            Self::Unavailable { .. } | Self::HttpStatus { .. } | Self::FetchDeadline => {
+                ErrorKind::Unavailable
+            }
+            Self::Redirected { .. } => ErrorKind::Redirected,
+            Self::UnsupportedContent { .. } => ErrorKind::UnsupportedContent,
+            Self::TooLarge { .. } => ErrorKind::TooLarge,
+        }
     }
 
-    /// `invalid_request`: the URL does not parse as an absolute URL.
-    pub fn invalid_url() -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            "url must be an absolute http or https URL".to_owned(),
-            json!({ "parameter": "url" }),
-        )
+    /// The `reason` of the detail, when the kind has one (a closed
+    /// vocabulary: safe to log).
+    pub const fn reason(&self) -> Option<&'static str> {
+        match self {
+            Self::Denied { reason, .. } => Some(reason.as_str()),
+            Self::UpgradeFailed => Some(DeniedReason::Scheme.as_str()),
+            Self::Unavailable { reason, .. } => Some(reason.as_str()),
+            Self::HttpStatus { .. } => Some(UnavailableReason::HttpStatus.as_str()),
+            Self::FetchDeadline => Some(UnavailableReason::Deadline.as_str()),
+            Self::UnsupportedContent { reason, .. } => Some(reason.as_str()),
+            Self::InvalidRequest(_) | Self::Redirected { .. } | Self::TooLarge { .. } => None,
+        }
     }
 
-    /// `invalid_request`: `start_char` is at or beyond the content, which
-    /// is `length` characters long (at least 1).
-    pub fn start_char_beyond(length: u64) -> Self {
-        Self::new(
-            ErrorKind::InvalidRequest,
-            format!("start_char must be below the content length of {length} characters"),
-            json!({ "parameter": "start_char", "min": 0, "max": length.saturating_sub(1) }),
-        )
+    /// Whether this is a denial for `reason`.
+    pub fn is_denied_for(&self, reason: DeniedReason) -> bool {
+        self.reason() == Some(reason.as_str()) && self.kind() == ErrorKind::Denied
     }
 
-    /// The wire form: `{"error": {kind, message, detail}}`.
-    pub fn to_json(&self) -> Value {
-        json!({ "error": { "kind": self.kind.as_str(), "message": self.message, "detail": self.detail } })
+    /// The message: static text plus numbers, at most LIM-I4 characters.
+    pub fn message(&self) -> String {
+        let text = match self {
+            Self::InvalidRequest(problem) => return param_message(problem),
+            Self::Denied { reason, .. } => denied_message(*reason),
+            Self::UpgradeFailed => {
+                "the http URL was retried over https and that request failed; plain http is not allowed"
+            }
+            Self::Unavailable { reason, .. } => unavailable_message(*reason),
+            Self::HttpStatus { status, .. } if is_retryable_status(*status) => {
+                return format!("the site answered with status {status}; retry later");
+            }
+            Self::HttpStatus { status, .. } => {
+                return format!(
+                    "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
+                );
+            }
+            Self::FetchDeadline => "the page was not retrieved before the deadline; retry later",
+            Self::Redirected { .. } => {
+                "the page redirects to another host; fetch the location to follow it"
+            }
+            Self::UnsupportedContent {
+                reason: UnsupportedReason::MediaType,
+                ..
+            } => {
+                "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are"
+            }
+            Self::UnsupportedContent {
+                reason: UnsupportedReason::ExtractionFailed,
+                ..
+            } => "no main content could be extracted from the page",
+            Self::TooLarge { limit_bytes } => {
+                return format!("the page is larger than the limit of {limit_bytes} bytes");
+            }
+        };
+        text.to_owned()
+    }
+
+    /// The detail object: keys from §4's table.
+    pub fn detail(&self) -> Map<String, Value> {
+        let mut detail = Map::new();
+        let mut put = |key: &str, value: Value| {
+            detail.insert(key.to_owned(), value);
+        };
+        if let Some(reason) = self.reason() {
+            put("reason", json!(reason));
+        }
+        match self {
+            Self::InvalidRequest(problem) => match problem {
+                ParamProblem::OutOfRange {
+                    parameter,
+                    min,
+                    max,
+                }
+                | ParamProblem::BadLength {
+                    parameter,
+                    min,
+                    max,
+                } => {
+                    put("parameter", json!(parameter));
+                    put("min", json!(min));
+                    put("max", json!(max));
+                }
+                ParamProblem::WrongType { parameter, .. } | ParamProblem::Missing { parameter } => {
+                    put("parameter", json!(parameter));
+                }
+                ParamProblem::NotAllowed { parameter, allowed } => {
+                    put("parameter", json!(parameter));
+                    put("allowed", json!(allowed));
+                }
+                ParamProblem::UnknownParameter { allowed } => put("allowed", json!(allowed)),
+                ParamProblem::UrlTooLong { max } => {
+                    put("parameter", json!("url"));
+                    put("max", json!(max));
+                }
+                ParamProblem::InvalidUrl => put("parameter", json!("url")),
+                ParamProblem::StartCharBeyond { length } => {
+                    put("parameter", json!("start_char"));
+                    put("min", json!(0));
+                    put("max", json!(length.saturating_sub(1)));
+                }
+            },
+            Self::Denied { secret, .. } => {
+                if let Some(at) = secret {
+                    put("kind", json!(at.kind));
+                    put("position", json!(at.position));
+                }
+            }
+            Self::Unavailable { retry_after_ms, .. } => {
+                if let Some(ms) = retry_after_ms {
+                    put("retry_after_ms", json!(ms));
+                }
+            }
+            Self::HttpStatus {
+                status,
+                retry_after_ms,
+            } => {
+                put("status", json!(status));
+                if let (Some(ms), true) = (retry_after_ms, is_retryable_status(*status)) {
+                    put("retry_after_ms", json!(ms));
+                }
+            }
+            Self::Redirected { location } => put("location", json!(location)),
+            Self::UnsupportedContent { media_type, .. } => {
+                if let Some(media_type) = media_type {
+                    put("media_type", json!(media_type));
+                }
+            }
+            Self::TooLarge { limit_bytes } => put("limit_bytes", json!(limit_bytes)),
+            Self::UpgradeFailed | Self::FetchDeadline => {}
+        }
+        detail
+    }
+
+    /// The wire form: `{"error": {kind, message, detail}}` (REQ-ERR-002).
+    pub fn to_wire(&self) -> Value {
+        let message = self.message();
+        debug_assert!(
+            message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
+            "{message}"
+        );
+        json!({ "error": { "kind": self.kind().as_str(), "message": message, "detail": self.detail() } })
+    }
+}
+
+/// 408, 425, 429 and 5xx: retrying later may help (design §14).
+const fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 425 | 429) || status >= 500
+}
+
+fn param_message(problem: &ParamProblem) -> String {
+    match problem {
+        ParamProblem::OutOfRange {
+            parameter,
+            min,
+            max,
+        } => format!("{parameter} must be between {min} and {max}"),
+        ParamProblem::BadLength {
+            parameter,
+            min,
+            max,
+        } => format!("{parameter} must be {min} to {max} characters after trimming"),
+        ParamProblem::WrongType {
+            parameter,
+            expected,
+        } => format!("{parameter} must be {expected}"),
+        ParamProblem::Missing { parameter } => format!("{parameter} is required"),
+        ParamProblem::NotAllowed { parameter, .. } => {
+            format!("{parameter} must be one of the allowed values")
+        }
+        ParamProblem::UnknownParameter { allowed } if allowed.is_empty() => {
+            "this tool takes no parameters".to_owned()
+        }
+        ParamProblem::UnknownParameter { .. } => {
+            "unknown parameter; see allowed for the parameters this tool takes".to_owned()
+        }
+        ParamProblem::UrlTooLong { max } => format!("url must be at most {max} characters"),
+        ParamProblem::InvalidUrl => "url must be an absolute http or https URL".to_owned(),
+        ParamProblem::StartCharBeyond { length } => {
+            format!("start_char must be below the content length of {length} characters")
+        }
+    }
+}
+
+const fn denied_message(reason: DeniedReason) -> &'static str {
+    match reason {
+        DeniedReason::Egress => {
+            "the egress policy refuses this destination (an internal address, or a port that is not allowed)"
+        }
+        DeniedReason::RobotsTxt => "the site's robots.txt does not allow rypsok to read this page",
+        DeniedReason::Scheme => {
+            "the URL scheme is not allowed: use https (http only where the operator allows it)"
+        }
+        DeniedReason::StrictMode => {
+            "strict mode: only URLs web_search returned in this process or the operator allowed can be fetched"
+        }
+        DeniedReason::CredentialInUrl => {
+            "the URL names a user; remove the credentials from the URL"
+        }
+        DeniedReason::SecretInQuery => {
+            "the query looks like it carries a credential; remove it and search again"
+        }
+        DeniedReason::SecretInUrl => {
+            "the URL looks like it carries a password or a credential; remove it"
+        }
+    }
+}
+
+const fn unavailable_message(reason: UnavailableReason) -> &'static str {
+    match reason {
+        UnavailableReason::NoEngine => {
+            "no enabled engine can serve this search (its category, time_range, language or query length)"
+        }
+        UnavailableReason::AllFailed => "every engine failed; retry later",
+        UnavailableReason::RateLimited => "the tool's rate limit was reached; retry later",
+        UnavailableReason::Network => "the site could not be reached",
+        UnavailableReason::Deadline => "no engine answered before the deadline; retry later",
+        UnavailableReason::HttpStatus => "the site answered with an error status",
+        UnavailableReason::Busy => "too many calls are in flight; retry later",
     }
 }
 
@@ -496,11 +801,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn assert_serde_agrees<T: Serialize + Copy>(all: &[T], as_str: fn(T) -> &'static str) {
-        for &v in all {
-            assert_eq!(serde_json::to_value(v).unwrap(), json!(as_str(v)));
-        }
-    }
+    use crate::vocabulary::assert_serde_agrees;
 
     // Verifies: REQ-SEC-016 (each vocabulary is spelled once: serde and as_str agree)
     #[test]
@@ -514,6 +815,8 @@ mod tests {
         assert_serde_agrees(DropReason::ALL, DropReason::as_str);
         assert_serde_agrees(DeniedReason::ALL, DeniedReason::as_str);
         assert_serde_agrees(UnsupportedReason::ALL, UnsupportedReason::as_str);
+        assert_serde_agrees(EngineState::ALL, EngineState::as_str);
+        assert_serde_agrees(DisabledReason::ALL, DisabledReason::as_str);
     }
 
     // Verifies: REQ-ERR-004 (messages stay within LIM-I4)
@@ -553,9 +856,9 @@ mod tests {
         ]);
         for e in all {
             assert!(
-                e.message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
+                e.message().chars().count() <= ERROR_MESSAGE_MAX_CHARS,
                 "{}",
-                e.message
+                e.message()
             );
         }
     }
@@ -565,7 +868,7 @@ mod tests {
     fn renders_the_error_object_of_the_contract() {
         let e = ToolError::out_of_range("max_results", 1, 20);
         assert_eq!(
-            e.to_json(),
+            e.to_wire(),
             json!({"error": {"kind": "invalid_request", "message": "max_results must be between 1 and 20",
                 "detail": {"parameter": "max_results", "min": 1, "max": 20}}})
         );
@@ -582,15 +885,15 @@ mod fetch_error_tests {
     fn http_status_says_whether_retrying_helps() {
         for status in [408, 425, 429, 500, 503] {
             let e = ToolError::http_status(status, Some(5000));
-            assert!(e.message.ends_with("retry later"), "{}", e.message);
-            assert_eq!(e.detail["retry_after_ms"], json!(5000));
-            assert_eq!(e.detail["status"], json!(status));
-            assert_eq!(e.detail["reason"], json!("http_status"));
+            assert!(e.message().ends_with("retry later"), "{}", e.message());
+            assert_eq!(e.detail()["retry_after_ms"], json!(5000));
+            assert_eq!(e.detail()["status"], json!(status));
+            assert_eq!(e.detail()["reason"], json!("http_status"));
         }
         for status in [400, 403, 404, 410] {
             let e = ToolError::http_status(status, Some(5000));
-            assert!(e.message.contains("will not help"), "{}", e.message);
-            assert!(e.detail.get("retry_after_ms").is_none());
+            assert!(e.message().contains("will not help"), "{}", e.message());
+            assert!(e.detail().get("retry_after_ms").is_none());
         }
     }
 }

@@ -19,21 +19,20 @@ use futures_util::FutureExt as _;
 use rypsok_proto::limits::{
     FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS, RETRY_AFTER_MAX_S,
 };
-use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, ParseRequest, ParseResponse,
-    Profile,
-};
-use serde_json::{Value, json};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, Profile};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 use url::Url;
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::{Config, SecretDetection};
-use crate::error::{DeniedReason, ErrorKind, Notice, NoticeCode, ToolError, UnavailableReason};
+use crate::error::{
+    DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
+};
 use crate::limits::TITLE_MAX_CHARS;
-use crate::ports::PortError;
+use crate::ports::{Document, ExchangeError, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
+use crate::response::FetchResponse;
 use crate::services::Services;
 use crate::validate::FetchArgs;
 
@@ -94,7 +93,7 @@ pub(crate) async fn fetch(
     caller: &Caller,
     args: FetchArgs,
     started: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let config = &services.config;
     let state = &services.fetch;
     let target = policy::check(&args.url, config, &state.returned, Strict::Check)
@@ -133,10 +132,10 @@ pub(crate) async fn fetch(
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
-            let reason = e.reason();
+            let reason = e.reason().unwrap_or_default();
             tracing::info!(
                 event = "fetch_result",
-                outcome = e.kind.as_str(),
+                outcome = e.kind().as_str(),
                 reason,
                 "fetch failed"
             );
@@ -152,10 +151,10 @@ fn host_may_be_logged(config: &Config, text: &str) -> bool {
 }
 
 fn log_refusal(e: &ToolError) {
-    let reason = e.reason();
+    let reason = e.reason().unwrap_or_default();
     tracing::info!(
         event = "fetch_refused",
-        kind = e.kind.as_str(),
+        kind = e.kind().as_str(),
         reason,
         "fetch refused by policy"
     );
@@ -168,7 +167,7 @@ async fn run(
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let config = &services.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
@@ -229,30 +228,26 @@ async fn run(
         return Err(ToolError::unavailable(UnavailableReason::Network, None));
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
-    let request = ParseRequest::Page {
-        body: response.body,
-        content_type,
+    let document = Document {
         url: target.url.to_string(),
+        content_type,
+        body: response.body,
     };
-    let (title, markdown, partial) = match services.parse.parse(request, call_deadline).await {
-        Ok(ParseResponse::Page(PageParse::Page {
+    let (title, markdown, partial) = match services.parse.parse_page(document, call_deadline).await
+    {
+        Ok(PageParse::Page {
             title,
             markdown,
             partial,
-        })) => (title, markdown, partial),
-        Ok(ParseResponse::Page(PageParse::Unsupported { media_type })) => {
+        }) => (title, markdown, partial),
+        Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
             return Err(ToolError::unsupported_media_type(media_type));
         }
         Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-        // No content, a parser that died on the document, or an answer to
-        // another question: nothing could be extracted.
-        Ok(
-            ParseResponse::Page(PageParse::NoContent)
-            | ParseResponse::Engine(_)
-            | ParseResponse::Robots(_),
-        )
-        | Err(PortError::Unavailable | PortError::WorkerFailed) => {
+        // No content, or a parser that died on the document or broke the
+        // protocol: nothing could be extracted.
+        Ok(PageParse::NoContent) | Err(PortError::Unavailable | PortError::WorkerFailed) => {
             return Err(ToolError::extraction_failed());
         }
     };
@@ -266,18 +261,17 @@ async fn run(
         .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
 }
 
+/// Whether `e` is the denial of a robots.txt rule.
+fn is_robots_denial(e: &ToolError) -> bool {
+    e.is_denied_for(DeniedReason::RobotsTxt)
+}
+
 /// A redirect target passes the whole URL policy again; a location the
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
-/// Whether `e` is the denial of a robots.txt rule.
-fn is_robots_denial(e: &ToolError) -> bool {
-    e.kind == ErrorKind::Denied
-        && e.detail.get("reason").and_then(Value::as_str) == Some(DeniedReason::RobotsTxt.as_str())
-}
-
 fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, ToolError> {
     policy::check(text, &services.config, &services.fetch.returned, strict).map_err(|e| {
-        if e.kind == ErrorKind::InvalidRequest {
+        if e.kind() == ErrorKind::InvalidRequest {
             ToolError::denied(DeniedReason::Egress)
         } else {
             e
@@ -293,7 +287,7 @@ fn respond(
     markdown: &str,
     partial: bool,
     args: &FetchArgs,
-) -> Result<Value, ToolError> {
+) -> Result<FetchResponse, ToolError> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
     let content = clean_document_text(markdown);
     let length = content.text.chars().count();
@@ -322,25 +316,17 @@ fn respond(
         notices.push(Notice::counted(NoticeCode::InstructionLikeContent, flagged));
     }
     if partial {
-        notices.push(Notice {
-            code: NoticeCode::ExtractionPartial,
-            engine: None,
-            reason: None,
-            count: None,
-        });
+        notices.push(Notice::bare(NoticeCode::ExtractionPartial));
     }
-    let mut response = json!({
-        "outcome": "ok",
-        "notices": notices,
-        "url": url,
-        "title": title.text,
-        "content": window,
-        "truncated": truncated,
-    });
-    if let (true, Some(map)) = (truncated, response.as_object_mut()) {
-        map.insert("next_start_char".to_owned(), json!(end));
-    }
-    Ok(response)
+    Ok(FetchResponse {
+        outcome: Outcome::Ok,
+        notices,
+        url,
+        title: title.text,
+        content: window.to_owned(),
+        truncated,
+        next_start_char: truncated.then_some(end as u64),
+    })
 }
 
 /// The characters `start..end` of `text`, counted in Unicode scalar values.
@@ -417,9 +403,9 @@ async fn exchange(
         max_body_bytes: max_bytes,
     };
     match services.net.exchange(request, network_deadline).await {
-        Ok(Ok(response)) => Ok(response),
-        Ok(Err(failure)) => Err(HopFailure::Net(failure)),
-        Err(e) => Err(HopFailure::Port(e)),
+        Ok(response) => Ok(response),
+        Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
+        Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! The tools are [`Services::web_search`], [`Services::web_fetch`] and
 //! [`Services::engine_status`]; each takes the caller's raw argument object,
-//! validates it itself, and answers a [`ToolOutput`]: a response object or
-//! a [`ToolError`] from the contract's closed vocabulary. The services reach
+//! validates it itself, and answers a [`ToolOutput`]: a typed
+//! [`ToolResponse`] or a [`ToolError`] from the contract's closed
+//! vocabulary, each turned into the wire's JSON in one place. The services reach
 //! the two workers only through the [`NetPort`] and [`ParsePort`] traits, so
 //! tests run the whole pipeline in one process and the binary plugs in the
 //! process-backed ports.
@@ -27,16 +28,19 @@ pub mod limits;
 pub mod measure;
 pub mod ports;
 mod ratelimit;
+pub mod response;
 mod search;
 pub mod secret;
 mod services;
 mod status;
 pub mod tools;
 mod validate;
+mod vocabulary;
 
 pub use config::load::read_secret;
 pub use config::{Config, ConfigProblem};
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
 pub use ratelimit::Caller;
-pub use services::{Services, ToolOutput, user_agent};
+pub use response::{ToolOutput, ToolResponse};
+pub use services::{Services, user_agent};

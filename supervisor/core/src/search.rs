@@ -9,10 +9,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use rypsok_proto::{
-    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, ParseRequest,
-    ParseResponse, Profile,
+    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, Profile,
 };
-use serde_json::{Value, json};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::boundary::{clean_decoded_text, clean_markup_text};
@@ -20,7 +18,7 @@ use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::engine::{ResultText, SearchContext};
 use crate::error::{
-    DropReason, EngineErrorClass, ErrorKind, Notice, NoticeCode, Outcome, SkipReason, ToolError,
+    DeniedReason, DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
     UnavailableReason,
 };
 use crate::health::{Admit, CircuitState, Failure, ProbeGuard};
@@ -29,8 +27,9 @@ use crate::limits::{
     ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, SNIPPET_MAX_CHARS,
     TITLE_MAX_CHARS, URL_MAX_CHARS,
 };
-use crate::ports::PortError;
+use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::ratelimit::Caller;
+use crate::response::{SearchResponse, SearchResult};
 use crate::secret;
 use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
@@ -65,7 +64,7 @@ pub(crate) async fn search(
     caller: &Caller,
     args: SearchArgs,
     started: Instant,
-) -> Result<Value, ToolError> {
+) -> Result<SearchResponse, ToolError> {
     let config = &services.config;
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
@@ -112,12 +111,7 @@ pub(crate) async fn search(
             && services.health.state(&engine.config.id) == CircuitState::Closed
             && let Some(hits) = cache.get(key)
         {
-            notices.push(Notice {
-                code: NoticeCode::FromCache,
-                engine: Some(engine.config.id.clone()),
-                reason: None,
-                count: None,
-            });
+            notices.push(Notice::from_cache(&engine.config.id));
             selected.push(engine);
             probes.push(None);
             keys.push(None);
@@ -139,11 +133,7 @@ pub(crate) async fn search(
             },
         };
         match admitted {
-            Err(reason) => notices.push(Notice::engine(
-                NoticeCode::EngineSkipped,
-                &engine.config.id,
-                reason.as_str(),
-            )),
+            Err(reason) => notices.push(Notice::engine_skipped(&engine.config.id, reason)),
             Ok(probe) => {
                 selected.push(engine);
                 probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
@@ -263,11 +253,7 @@ pub(crate) async fn search(
             }
         };
         failures.push(class);
-        notices.push(Notice::engine(
-            NoticeCode::EngineUnavailable,
-            &engine.config.id,
-            class.as_str(),
-        ));
+        notices.push(Notice::engine_failed(&engine.config.id, class));
     }
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
@@ -288,18 +274,19 @@ pub(crate) async fn search(
         &mut notices,
     );
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
-    services.fetch.record_returned(
-        config,
-        results
-            .iter()
-            .filter_map(|r| r.get("url").and_then(Value::as_str)),
-    );
+    services
+        .fetch
+        .record_returned(config, results.iter().map(|result| result.url.as_str()));
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
         (false, _) => Outcome::Partial,
     };
-    Ok(json!({ "outcome": outcome.as_str(), "notices": notices, "results": results }))
+    Ok(SearchResponse {
+        outcome,
+        notices,
+        results,
+    })
 }
 
 /// The cache key of `engine`'s request in this call: the caller and what
@@ -370,27 +357,25 @@ async fn query_engine(
         max_body_bytes: ENGINE_MAX_BYTES,
     };
     let response = match services.net.exchange(exchange, engine_deadline).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(failure)) => return failed(id, Failure::of(classify_net(failure))),
-        Err(e) => return failed(id, Failure::of(classify_port(e))),
+        Ok(response) => response,
+        Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
+        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     services.health.record_completion(id, latency_ms);
-    let parse = ParseRequest::EngineAnswer {
+    let answer = EngineResponse {
         engine: engine.config.kind.wire(),
         base_url: built.base_url,
-        status: response.status,
-        headers: response.headers,
-        body: response.body,
+        response,
     };
     match services
         .parse
         // Parsing an engine answer takes microseconds; the search's deadline
         // bounds a parser that does not.
-        .parse(parse, search_deadline)
+        .parse_engine_answer(answer, search_deadline)
         .await
     {
-        Ok(ParseResponse::Engine(EngineParse::Hits(hits))) => {
+        Ok(EngineParse::Hits(hits)) => {
             tracing::info!(
                 event = "engine_result",
                 engine = id,
@@ -400,11 +385,7 @@ async fn query_engine(
             );
             EngineAnswer::Hits(hits)
         }
-        Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
-        // An answer to another request: the worker broke the protocol.
-        Ok(ParseResponse::Page(_) | ParseResponse::Robots(_)) => {
-            failed(id, Failure::of(EngineErrorClass::ParseFailure))
-        }
+        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f)),
         Err(e) => failed(id, Failure::of(classify_port(e))),
     }
 }
@@ -485,23 +466,15 @@ fn check_secrets(
             tracing::info!(
                 event = "refused",
                 tool = "web_search",
-                reason = SECRET_IN_QUERY,
+                reason = DeniedReason::SecretInQuery.as_str(),
                 kind = first.kind.as_str(),
                 "query refused: it carries a credential"
             );
-            Err(ToolError {
-                kind: ErrorKind::Denied,
-                message: "the query looks like it carries a credential; remove it and search again"
-                    .to_owned(),
-                detail: json!({
-                    "reason": SECRET_IN_QUERY,
-                    "kind": first.kind.as_str(),
-                    "position": first.position,
-                })
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            })
+            Err(ToolError::denied_secret(
+                DeniedReason::SecretInQuery,
+                first.kind.as_str(),
+                first.position as u64,
+            ))
         }
         SecretDetection::Warn => {
             tracing::warn!(
@@ -523,10 +496,6 @@ fn check_secrets(
         SecretDetection::Off => Ok(false),
     }
 }
-
-/// The `denied` reason of a credential in a query (§4). The denied reasons
-/// are spelled here until the fetch pipeline brings their vocabulary.
-const SECRET_IN_QUERY: &str = "secret_in_query";
 
 /// One result after merging: every observation of one comparison key.
 struct Merged {
@@ -562,7 +531,7 @@ fn merge(
     per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
     max_results: usize,
     notices: &mut Vec<Notice>,
-) -> Vec<Value> {
+) -> Vec<SearchResult> {
     let mut tally = Tally::default();
     let mut merged: Vec<Merged> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -658,15 +627,14 @@ fn merge(
             Some((_, https)) if !m.hit.url.starts_with("https:") => https,
             _ => m.hit.url,
         };
-        let mut result = json!({ "title": title.text, "url": url, "snippet": snippet.text });
-        if let (Some(date), Some(obj)) = (m.hit.date, result.as_object_mut()) {
-            obj.insert("date".to_owned(), json!(date));
-        }
         let required = m.engines.iter().any(|id| services.attribution_required(id));
-        if let (true, Some(obj)) = (attribution || required, result.as_object_mut()) {
-            obj.insert("engines".to_owned(), json!(m.engines));
-        }
-        results.push(result);
+        results.push(SearchResult {
+            title: title.text,
+            url,
+            snippet: snippet.text,
+            date: m.hit.date,
+            engines: (attribution || required).then_some(m.engines),
+        });
     }
     for (code, n) in [
         (NoticeCode::SnippetTruncated, tally.snippets_cut),
@@ -687,12 +655,7 @@ fn merge(
         (DropReason::UrlInvalid, tally.url_invalid),
     ] {
         if n > 0 {
-            notices.push(Notice {
-                code: NoticeCode::ResultsDropped,
-                engine: None,
-                reason: Some(reason.as_str()),
-                count: Some(n),
-            });
+            notices.push(Notice::dropped(reason, n));
         }
     }
     results

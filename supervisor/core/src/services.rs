@@ -11,33 +11,12 @@ use tokio::time::Instant;
 
 use crate::config::{Config, EngineConfig, load::read_secret};
 use crate::engine::Credential;
-use crate::error::{ToolError, UnavailableReason};
+use crate::error::{DisabledReason, ToolError, UnavailableReason};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
 use crate::ratelimit::{Caller, RateLimit};
+use crate::response::{ToolOutput, ToolResponse};
 use crate::validate;
-
-/// What a tool call answers: the response object, or a tool error.
-pub type ToolOutput = Result<Value, ToolError>;
-
-/// Why a configured engine is not in use (the `reason` of a disabled
-/// engine in `engine_status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DisabledReason {
-    /// The operator switched it off.
-    Disabled,
-    /// It needs a key and none could be read.
-    NoCredential,
-}
-
-impl DisabledReason {
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Disabled => "disabled",
-            Self::NoCredential => "no_credential",
-        }
-    }
-}
 
 /// A configured engine that is in use.
 #[derive(Debug)]
@@ -184,7 +163,9 @@ impl Services {
         let served = validate::served_categories(&self.config, |id| self.is_active(id));
         let args = validate::search_args(&self.config, &served, args)?;
         self.search_limit.admit(caller).map_err(rate_limited)?;
-        crate::search::search(self, caller, args, started).await
+        crate::search::search(self, caller, args, started)
+            .await
+            .map(ToolResponse::Search)
     }
 
     /// `web_fetch` (§3.2) with the process as the caller.
@@ -197,7 +178,9 @@ impl Services {
     pub async fn web_fetch_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         let started = Instant::now();
         let args = validate::fetch_args(&self.config, args)?;
-        crate::fetch::fetch(self, caller, args, started).await
+        crate::fetch::fetch(self, caller, args, started)
+            .await
+            .map(ToolResponse::Fetch)
     }
 
     /// `engine_status` (§3.3) with the process as the caller.
@@ -209,7 +192,7 @@ impl Services {
     pub async fn engine_status_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         validate::status_args(args)?;
         self.status_limit.admit(caller).map_err(rate_limited)?;
-        Ok(crate::status::engine_status(self))
+        Ok(ToolResponse::Status(crate::status::engine_status(self)))
     }
 }
 

@@ -2,31 +2,10 @@
 //! REQ-OBS-004): a snapshot of memory, no request made, so it ends well
 //! within LIM-S13.
 
-use serde_json::{Value, json};
-
-use crate::error::Outcome;
+use crate::error::{EngineState, Outcome};
 use crate::health::CircuitState;
+use crate::response::{EngineReport, StatusResponse};
 use crate::services::{EngineSlot, Services};
-
-/// Engine states of the contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum EngineState {
-    Disabled,
-    Closed,
-    Open,
-    HalfOpen,
-}
-
-impl EngineState {
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Disabled => "disabled",
-            Self::Closed => "closed",
-            Self::Open => "open",
-            Self::HalfOpen => "half_open",
-        }
-    }
-}
 
 impl From<CircuitState> for EngineState {
     fn from(state: CircuitState) -> Self {
@@ -40,24 +19,29 @@ impl From<CircuitState> for EngineState {
 
 /// The response of `engine_status`: every configured engine, in identifier
 /// order; no endpoint, credential or provider text (REQ-STATUS-002).
-pub(crate) fn engine_status(services: &Services) -> Value {
+pub(crate) fn engine_status(services: &Services) -> StatusResponse {
     let mut slots: Vec<&EngineSlot> = services.engines.iter().collect();
     slots.sort_by(|a, b| a.id().cmp(b.id()));
-    let engines: Vec<Value> = slots
+    let engines = slots
         .into_iter()
         .map(|slot| match slot {
-            EngineSlot::Active(engine) => json!({
-                "id": engine.config.id,
-                "state": EngineState::from(services.health.state(&engine.config.id)).as_str(),
-                "latency_ms": services.health.median_latency_ms(&engine.config.id),
-            }),
-            EngineSlot::Disabled { id, reason } => json!({
-                "id": id,
-                "state": EngineState::Disabled.as_str(),
-                "latency_ms": null,
-                "reason": reason.as_str(),
-            }),
+            EngineSlot::Active(engine) => EngineReport {
+                id: engine.config.id.clone(),
+                state: EngineState::from(services.health.state(&engine.config.id)),
+                latency_ms: services.health.median_latency_ms(&engine.config.id),
+                reason: None,
+            },
+            EngineSlot::Disabled { id, reason } => EngineReport {
+                id: id.clone(),
+                state: EngineState::Disabled,
+                latency_ms: None,
+                reason: Some(*reason),
+            },
         })
         .collect();
-    json!({ "outcome": Outcome::Ok.as_str(), "notices": [], "engines": engines })
+    StatusResponse {
+        outcome: Outcome::Ok,
+        notices: Vec::new(),
+        engines,
+    }
 }

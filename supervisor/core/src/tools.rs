@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
+use crate::error::{DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 
 /// Server instructions (normative text of §2).
@@ -83,7 +84,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
                 "default": config.search.languages.first(), "description": "Language of the results."}),
         );
     }
-    let ranges: Vec<&str> = TimeRange::ALL.iter().map(|t| t.as_str()).collect();
+    let ranges = TimeRange::words();
     search_props.insert(
         "time_range".to_owned(),
         json!({"type": "string", "enum": ranges,
@@ -95,7 +96,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
         input_schema: json!({"type": "object", "properties": search_props,
             "required": ["query"], "additionalProperties": false}),
         output_schema: json!({"type": "object", "properties": {
-            "outcome": {"type": "string", "enum": ["ok", "partial", "empty"]},
+            "outcome": {"type": "string", "enum": Outcome::words()},
             "notices": notices_schema(),
             "results": {"type": "array", "items": {"type": "object", "properties": {
                 "title": {"type": "string"}, "url": {"type": "string"}, "snippet": {"type": "string"},
@@ -116,7 +117,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
                 "description": "Character to start from; next_start_char of the previous call continues."}},
             "required": ["url"], "additionalProperties": false}),
         output_schema: json!({"type": "object", "properties": {
-            "outcome": {"type": "string", "enum": ["ok"]}, "notices": notices_schema(),
+            "outcome": {"type": "string", "enum": [Outcome::Ok.as_str()]}, "notices": notices_schema(),
             "url": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"},
             "truncated": {"type": "boolean"}, "next_start_char": {"type": "integer"},
             "error": error_schema()}}),
@@ -127,12 +128,12 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
         description: STATUS_DESCRIPTION,
         input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
         output_schema: json!({"type": "object", "properties": {
-            "outcome": {"type": "string", "enum": ["ok"]}, "notices": notices_schema(),
+            "outcome": {"type": "string", "enum": [Outcome::Ok.as_str()]}, "notices": notices_schema(),
             "engines": {"type": "array", "items": {"type": "object", "properties": {
                 "id": {"type": "string"},
-                "state": {"type": "string", "enum": ["disabled", "closed", "open", "half_open"]},
+                "state": {"type": "string", "enum": EngineState::words()},
                 "latency_ms": {"type": ["integer", "null"]},
-                "reason": {"type": "string", "enum": ["disabled", "no_credential"]}},
+                "reason": {"type": "string", "enum": DisabledReason::words()}},
                 "required": ["id", "state", "latency_ms"]}},
             "error": error_schema()}}),
         open_world: false,
@@ -160,7 +161,7 @@ mod tests {
     #[test]
     fn definitions_fit_their_budgets_with_two_languages() {
         let config = two_language_config();
-        let tools = definitions(&config, &Category::ALL);
+        let tools = definitions(&config, Category::ALL);
         let rendered: Vec<Value> = tools
             .iter()
             .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema,

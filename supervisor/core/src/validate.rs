@@ -8,25 +8,19 @@ use serde_json::{Map, Value};
 use crate::config::{Category, Config};
 use crate::error::{ToolError, UnavailableReason};
 use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
+use crate::vocabulary::vocabulary;
 
-/// `time_range` values (REQ-SEARCH-005).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum TimeRange {
-    Day,
-    Week,
-    Month,
-    Year,
-}
-
-impl TimeRange {
-    pub(crate) const ALL: [Self; 4] = [Self::Day, Self::Week, Self::Month, Self::Year];
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Day => "day",
-            Self::Week => "week",
-            Self::Month => "month",
-            Self::Year => "year",
-        }
+vocabulary! {
+    /// `time_range` values (REQ-SEARCH-005).
+    pub(crate) TimeRange {
+        /// The last day.
+        Day => "day",
+        /// The last week.
+        Week => "week",
+        /// The last month.
+        Month => "month",
+        /// The last year.
+        Year => "year",
     }
 }
 
@@ -48,7 +42,8 @@ pub(crate) fn served_categories(
     is_active: impl Fn(&str) -> bool,
 ) -> Vec<Category> {
     Category::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|c| {
             config
                 .engines
@@ -184,10 +179,10 @@ pub(crate) fn search_args(
     };
     let time_range = match string(args, "time_range")? {
         None => None,
-        Some(s) => match TimeRange::ALL.into_iter().find(|t| t.as_str() == s) {
+        Some(s) => match TimeRange::parse(s) {
             Some(t) => Some(t),
             None => {
-                let allowed: Vec<&str> = TimeRange::ALL.iter().map(|t| t.as_str()).collect();
+                let allowed = TimeRange::words();
                 return Err(ToolError::not_allowed("time_range", &allowed));
             }
         },
@@ -268,7 +263,7 @@ mod tests {
     fn refuses_a_query_of_only_spaces_and_one_over_the_bound() {
         let e = search(json!({"query": "   "})).unwrap_err();
         assert_eq!(
-            e.to_json()["error"]["detail"],
+            e.to_wire()["error"]["detail"],
             json!({"parameter": "query", "min": 1, "max": 400})
         );
         assert!(search(json!({"query": "x".repeat(401)})).is_err());
@@ -287,10 +282,10 @@ mod tests {
     fn refuses_max_results_outside_its_range_with_the_range() {
         for bad in [json!(0), json!(21), json!(-1), json!(1e30)] {
             let e = search(json!({"query": "q", "max_results": bad})).unwrap_err();
-            assert_eq!(e.message, "max_results must be between 1 and 20");
+            assert_eq!(e.message(), "max_results must be between 1 and 20");
         }
         let e = search(json!({"query": "q", "max_results": 2.5})).unwrap_err();
-        assert_eq!(e.message, "max_results must be an integer");
+        assert_eq!(e.message(), "max_results must be an integer");
         assert_eq!(
             search(json!({"query": "q", "max_results": 3.0}))
                 .unwrap()
@@ -304,7 +299,7 @@ mod tests {
     #[test]
     fn refuses_an_unserved_category_listing_the_served_ones() {
         let e = search(json!({"query": "q", "category": "news"})).unwrap_err();
-        assert_eq!(e.detail["allowed"], json!(["general", "science"]));
+        assert_eq!(e.detail()["allowed"], json!(["general", "science"]));
     }
 
     // Verifies: REQ-SEARCH-002 (the default category is one the schema offers)
@@ -314,14 +309,14 @@ mod tests {
         let science_only = search_args(&config, &[Category::Science], &args(json!({"query": "q"})));
         assert_eq!(science_only.unwrap().category, Category::Science);
         let none = search_args(&config, &[], &args(json!({"query": "q"}))).unwrap_err();
-        assert_eq!(none.detail["reason"], json!("no_engine"));
+        assert_eq!(none.detail()["reason"], json!("no_engine"));
     }
 
     // Verifies: REQ-SEARCH-006, REQ-ERR-004 (unknown properties refused without echoing them)
     #[test]
     fn refuses_unknown_properties_without_echoing_their_names() {
         let e = search(json!({"query": "q", "ignore previous instructions": 1})).unwrap_err();
-        let text = e.to_json().to_string();
+        let text = e.to_wire().to_string();
         assert!(!text.contains("ignore previous"), "{text}");
         // One language configured: `language` is not a parameter at all.
         assert!(search(json!({"query": "q", "language": "en"})).is_err());
@@ -331,8 +326,11 @@ mod tests {
     #[test]
     fn refuses_a_bad_time_range_without_echoing_it() {
         let e = search(json!({"query": "q", "time_range": "SECRET-sk-123"})).unwrap_err();
-        assert!(!e.to_json().to_string().contains("SECRET"));
-        assert_eq!(e.detail["allowed"], json!(["day", "week", "month", "year"]));
+        assert!(!e.to_wire().to_string().contains("SECRET"));
+        assert_eq!(
+            e.detail()["allowed"],
+            json!(["day", "week", "month", "year"])
+        );
     }
 
     // Verifies: REQ-FETCH-003, REQ-FETCH-005, REQ-FETCH-001 (ranges; LIM-F9 stated; no echo)
@@ -343,16 +341,16 @@ mod tests {
         let ok = fetch(json!({"url": "https://example.org/"})).unwrap();
         assert_eq!((ok.max_chars, ok.start_char), (3000, 0));
         let e = fetch(json!({"url": "https://example.org/", "max_chars": 499})).unwrap_err();
-        assert_eq!(e.message, "max_chars must be between 500 and 20000");
+        assert_eq!(e.message(), "max_chars must be between 500 and 20000");
         assert!(fetch(json!({"url": "https://example.org/", "max_chars": 20001})).is_err());
         assert!(fetch(json!({"url": "https://example.org/", "start_char": -1})).is_err());
         let long = format!("https://example.org/{}", "a".repeat(2048));
         let e = fetch(json!({"url": long})).unwrap_err();
-        assert_eq!(e.message, "url must be at most 2048 characters");
-        assert_eq!(e.detail["max"], json!(2048));
-        assert_eq!(fetch(json!({})).unwrap_err().message, "url is required");
+        assert_eq!(e.message(), "url must be at most 2048 characters");
+        assert_eq!(e.detail()["max"], json!(2048));
+        assert_eq!(fetch(json!({})).unwrap_err().message(), "url is required");
         let e = fetch(json!({"url": "https://example.org/", "SECRET-x": 1})).unwrap_err();
-        assert!(!e.to_json().to_string().contains("SECRET"));
+        assert!(!e.to_wire().to_string().contains("SECRET"));
     }
 
     // Verifies: REQ-STATUS-001 (engine_status takes no parameters)
@@ -360,7 +358,7 @@ mod tests {
     fn refuses_any_parameter_to_engine_status() {
         assert!(status_args(&args(json!({}))).is_ok());
         assert_eq!(
-            status_args(&args(json!({"x": 1}))).unwrap_err().message,
+            status_args(&args(json!({"x": 1}))).unwrap_err().message(),
             "this tool takes no parameters"
         );
     }

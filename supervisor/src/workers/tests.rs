@@ -341,3 +341,60 @@ async fn a_worker_without_hello_fails_its_start_and_delays_the_next() {
     assert!(again.elapsed() < Duration::from_millis(100));
     let _ = std::fs::remove_file(path);
 }
+
+/// A worker-parse stand-in that says a valid hello and, once asked, answers
+/// request 1 with robots.txt rules whatever the request was.
+async fn parser_answering_robots(name: &str) -> PathBuf {
+    let hello: FromWorker<ParseResponse> = FromWorker::Hello(WorkerHello {
+        kind: WorkerKind::Parse,
+        pid: 1,
+        confinement: CONFINED,
+    });
+    let answer: FromWorker<ParseResponse> = FromWorker::Answer {
+        id: 1,
+        body: ParseResponse::Robots(RobotsRules::default()),
+    };
+    let escape = |frame: &[u8]| -> String { frame.iter().map(|b| format!("\\{b:03o}")).collect() };
+    let (mut hello_frame, mut answer_frame) = (Vec::new(), Vec::new());
+    write_frame(&mut hello_frame, &hello).await.unwrap();
+    write_frame(&mut answer_frame, &answer).await.unwrap();
+    let path =
+        std::env::temp_dir().join(format!("rypsok-stand-in-{}-{name}.sh", std::process::id()));
+    let mut file = std::fs::File::create(&path).unwrap();
+    writeln!(
+        file,
+        "#!/bin/sh\nprintf '{}'\n/bin/sleep 0.3\nprintf '{}'\nexec /bin/sleep 30",
+        escape(&hello_frame),
+        escape(&answer_frame)
+    )
+    .unwrap();
+    drop(file);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+// Verifies: REQ-SEC-014 (an answer of another kind is a protocol violation: the worker is killed and replaced, the call fails)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kills_a_parser_that_answers_another_kind_of_request() {
+    let script = parser_answering_robots("wrong-kind").await;
+    let parse = WorkerSpec {
+        kind: WorkerKind::Parse,
+        net_init: None,
+        ..spec(script.clone())
+    };
+    let workers = Workers::new(spec(script.clone()), parse, 1, Spawner::start().unwrap());
+    let document = || Document {
+        url: "https://example.org/".to_owned(),
+        content_type: Some("text/html".to_owned()),
+        body: b"<p>text</p>".to_vec(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let answer = workers.parse_page(document(), deadline).await;
+    assert_eq!(answer, Err(PortError::WorkerFailed));
+    let first = workers.parsers[0].pid().await;
+    assert_eq!(first, None, "the lying parser is no longer in use");
+    // The next call starts a new parser (which lies again the same way).
+    let again = workers.parse_page(document(), deadline).await;
+    assert_eq!(again, Err(PortError::WorkerFailed));
+    std::fs::remove_file(&script).unwrap();
+}

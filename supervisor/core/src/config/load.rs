@@ -56,14 +56,6 @@ const SECRET_FILE_MAX_BYTES: u64 = 64 * 1024;
 const LANG_PLACEHOLDER: &str = "{lang}";
 const LANG_SAMPLE: &str = "en";
 
-const SAFE_SEARCH_LEVELS: [SafeSearch; 3] =
-    [SafeSearch::Off, SafeSearch::Moderate, SafeSearch::Strict];
-const SECRET_DETECTIONS: [SecretDetection; 4] = [
-    SecretDetection::Refuse,
-    SecretDetection::Warn,
-    SecretDetection::Mask,
-    SecretDetection::Off,
-];
 const LOG_LEVELS: [LogLevel; 5] = [
     LogLevel::Error,
     LogLevel::Warn,
@@ -150,29 +142,6 @@ fn read_first_line(path: &Path) -> Option<String> {
         .ok()?;
     let text = String::from_utf8(bytes).ok()?;
     text.lines().next().map(str::to_owned)
-}
-
-impl SafeSearch {
-    /// The configuration spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Off => "off",
-            Self::Moderate => "moderate",
-            Self::Strict => "strict",
-        }
-    }
-}
-
-impl SecretDetection {
-    /// The configuration spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Refuse => "refuse",
-            Self::Warn => "warn",
-            Self::Mask => "mask",
-            Self::Off => "off",
-        }
-    }
 }
 
 fn whole_file(message: impl Into<String>) -> ConfigProblem {
@@ -586,7 +555,7 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
         .choice(
             p,
             "secret_detection",
-            &SECRET_DETECTIONS,
+            SecretDetection::ALL,
             SecretDetection::as_str,
             SecretDetection::Refuse,
         )
@@ -706,7 +675,7 @@ fn search(s: &mut Section<'_>, p: &mut Problems) -> Option<SearchConfig> {
     let safe_search = s.choice(
         p,
         "safe_search",
-        &SAFE_SEARCH_LEVELS,
+        SafeSearch::ALL,
         SafeSearch::as_str,
         SafeSearch::Moderate,
     );
@@ -1247,7 +1216,7 @@ fn categories(s: &mut Section<'_>, p: &mut Problems) -> Option<Option<Vec<Catego
             }
             Some(category) => categories.push(category),
             None => {
-                let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+                let names = Category::words();
                 p.push(
                     indexed(&path, index),
                     format!("expected one of {}", names.join(", ")),

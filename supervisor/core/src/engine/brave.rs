@@ -499,15 +499,16 @@ mod tests {
         use std::sync::{Arc, Mutex};
 
         use rypsok_proto::{
-            EngineHit, EngineParse, ExchangeRequest, ExchangeResponse, NetFailure, ParseRequest,
-            ParseResponse,
+            EngineHit, EngineParse, ExchangeRequest, ExchangeResponse, PageParse, RobotsRules,
         };
         use serde_json::{Map, Value, json};
         use tokio::time::Instant;
 
         use super::*;
         use crate::config::SecretRef;
-        use crate::ports::{NetPort, ParsePort, PortError, PortFuture};
+        use crate::ports::{
+            Document, EngineResponse, ExchangeError, NetPort, ParsePort, PortError, PortFuture,
+        };
         use crate::services::Services;
 
         #[derive(Default)]
@@ -518,37 +519,52 @@ mod tests {
                 &self,
                 request: ExchangeRequest,
                 _deadline: Instant,
-            ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>>
-            {
+            ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
                 self.0.lock().unwrap().push(request);
                 Box::pin(async {
-                    Ok(Ok(ExchangeResponse {
+                    Ok(ExchangeResponse {
                         status: 200,
                         headers: vec![],
                         body: b"{}".to_vec(),
-                    }))
+                    })
                 })
             }
         }
 
         #[derive(Default)]
-        struct Parse(Mutex<Vec<ParseRequest>>);
+        struct Parse(Mutex<Vec<EngineKind>>);
 
         impl ParsePort for Parse {
-            fn parse(
+            fn parse_engine_answer(
                 &self,
-                request: ParseRequest,
+                answer: EngineResponse,
                 _deadline: Instant,
-            ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-                self.0.lock().unwrap().push(request);
+            ) -> PortFuture<'_, Result<EngineParse, PortError>> {
+                self.0.lock().unwrap().push(answer.engine);
                 Box::pin(async {
-                    Ok(ParseResponse::Engine(EngineParse::Hits(vec![EngineHit {
+                    Ok(EngineParse::Hits(vec![EngineHit {
                         title: "Hit".to_owned(),
                         url: "https://example.com/".to_owned(),
                         snippet: "s".to_owned(),
                         date: None,
-                    }])))
+                    }]))
                 })
+            }
+
+            fn parse_page(
+                &self,
+                _document: Document,
+                _deadline: Instant,
+            ) -> PortFuture<'_, Result<PageParse, PortError>> {
+                Box::pin(async { Err(PortError::Unavailable) })
+            }
+
+            fn parse_robots(
+                &self,
+                _body: Vec<u8>,
+                _deadline: Instant,
+            ) -> PortFuture<'_, Result<RobotsRules, PortError>> {
+                Box::pin(async { Err(PortError::Unavailable) })
             }
         }
 
@@ -572,7 +588,7 @@ mod tests {
                 Arc::new(Net::default()),
                 Arc::new(Parse::default()),
             );
-            let status = services.engine_status(&Map::new()).await.unwrap();
+            let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
             let brave = status["engines"]
                 .as_array()
                 .unwrap()
@@ -607,7 +623,8 @@ mod tests {
                     json!({"query": "rust", "category": "news", "time_range": "week"}),
                 ))
                 .await
-                .unwrap();
+                .unwrap()
+                .to_wire();
             assert_eq!(answer["outcome"], "ok");
             // Brave's results name their engine (REQ-CMP-003).
             assert_eq!(answer["results"][0]["engines"], json!(["brave"]));
@@ -628,13 +645,7 @@ mod tests {
                 .collect();
             assert_eq!(token, [KEY]);
             let parsed = parse.0.lock().unwrap();
-            assert!(matches!(
-                parsed[0],
-                ParseRequest::EngineAnswer {
-                    engine: EngineKind::Brave,
-                    ..
-                }
-            ));
+            assert_eq!(parsed.as_slice(), [EngineKind::Brave]);
             assert!(!format!("{services:?}").contains(KEY));
         }
     }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rypsok_proto::limits::{ROBOTS_CACHE_HOSTS, ROBOTS_FRESHNESS_S, ROBOTS_MAX_BYTES};
-use rypsok_proto::{NetFailure, ParseRequest, ParseResponse, RobotsRule, RobotsRules};
+use rypsok_proto::{NetFailure, RobotsRule, RobotsRules};
 use tokio::time::Instant;
 use url::Url;
 
@@ -200,13 +200,14 @@ async fn rules_for(
             }
         }
         if (200..300).contains(&status) {
-            let request = ParseRequest::Robots {
-                body: response.body,
-            };
-            let rules = match services.parse.parse(request, call_deadline).await {
-                Ok(ParseResponse::Robots(rules)) => Arc::new(rules),
+            let rules = match services
+                .parse
+                .parse_robots(response.body, call_deadline)
+                .await
+            {
+                Ok(rules) => Arc::new(rules),
                 Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-                Ok(_) | Err(_) => return Err(disallowed()),
+                Err(PortError::Unavailable | PortError::WorkerFailed) => return Err(disallowed()),
             };
             cache.put(key, Arc::clone(&rules));
             return Ok(rules);

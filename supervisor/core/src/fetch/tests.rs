@@ -9,15 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rypsok_proto::egress::EgressPolicy;
-use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, Header, NetFailure, ParseRequest, ParseResponse,
-};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::config::load_str;
 use crate::limits::URL_MAX_CHARS;
-use crate::ports::{NetPort, ParsePort, PortError, PortFuture};
+use crate::ports::{ExchangeError, InProcessParse, NetPort, PortFuture};
 use crate::services::Services;
 
 /// One scripted answer.
@@ -81,7 +79,7 @@ impl NetPort for FakeNet {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.seen.lock().unwrap().push(request.url.clone());
         Box::pin(async move {
             let url = url::Url::parse(&request.url).unwrap();
@@ -89,7 +87,7 @@ impl NetPort for FakeNet {
             let (name, addrs) = match url.host().unwrap() {
                 url::Host::Domain(d) => match self.dns.get(d) {
                     Some(addrs) => (Some(d.to_owned()), addrs.clone()),
-                    None => return Ok(Err(NetFailure::Resolve)),
+                    None => return Err(NetFailure::Resolve.into()),
                 },
                 url::Host::Ipv4(a) => (None, vec![IpAddr::V4(a)]),
                 url::Host::Ipv6(a) => (None, vec![IpAddr::V6(a)]),
@@ -99,13 +97,13 @@ impl NetPort for FakeNet {
                 None => self.policy.judge_addr(addr, port).is_allowed(),
             });
             if !admitted {
-                return Ok(Err(NetFailure::Refused));
+                return Err(NetFailure::Refused.into());
             }
             if name
                 .as_ref()
                 .is_some_and(|n| self.connect_fails.lock().unwrap().contains(n))
             {
-                return Ok(Err(NetFailure::Connect));
+                return Err(NetFailure::Connect.into());
             }
             let route = self.routes.lock().unwrap().get(&request.url).cloned();
             let route = route.unwrap_or_else(|| {
@@ -119,14 +117,14 @@ impl NetPort for FakeNet {
             if !route.delay.is_zero() {
                 if Instant::now() + route.delay > timeout {
                     sleep_until(timeout.min(deadline)).await;
-                    return Ok(Err(NetFailure::Timeout));
+                    return Err(NetFailure::Timeout.into());
                 }
                 sleep(route.delay).await;
             }
             if route.body.len() as u64 > request.max_body_bytes {
-                return Ok(Err(NetFailure::TooLarge));
+                return Err(NetFailure::TooLarge.into());
             }
-            Ok(Ok(ExchangeResponse {
+            Ok(ExchangeResponse {
                 status: route.status,
                 headers: route
                     .headers
@@ -137,21 +135,8 @@ impl NetPort for FakeNet {
                     })
                     .collect(),
                 body: route.body,
-            }))
+            })
         })
-    }
-}
-
-/// worker-parse's stand-in: the real parser, called in process.
-struct InProcessParse;
-
-impl ParsePort for InProcessParse {
-    fn parse(
-        &self,
-        request: ParseRequest,
-        _deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
     }
 }
 
@@ -204,7 +189,8 @@ impl Site {
         self.services
             .web_fetch(&args)
             .await
-            .map_err(|e| e.to_json()["error"].clone())
+            .map(|response| response.to_wire())
+            .map_err(|e| e.to_wire()["error"].clone())
     }
 }
 
@@ -1124,7 +1110,7 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
     let first = tokio::spawn(call("a", "https://example.org/slow"));
     sleep(Duration::from_millis(100)).await;
     let e = call("a", "https://example.org/x").await.unwrap_err();
-    assert_eq!(e.detail["reason"], json!("busy"));
+    assert_eq!(e.detail()["reason"], json!("busy"));
     assert!(call("b", "https://example.org/x").await.is_ok());
     assert!(first.await.unwrap().is_ok());
 }
@@ -1179,6 +1165,7 @@ mod properties {
                 let args = FetchArgs { url: "https://example.org/".into(), max_chars, start_char };
                 let out = respond("https://example.org/".into(), None, &markdown, false, &args)
                     .expect("a window within the content");
+                let out = crate::response::ToolResponse::Fetch(out).to_wire();
                 let window = out["content"].as_str().expect("content is text");
                 prop_assert!(window.chars().count() <= max_chars);
                 prop_assert!(!window.is_empty());
@@ -1272,7 +1259,7 @@ mod properties {
                 let url = format!("{scheme}://{host}{port}/path");
                 match check(&url, &config, &ReturnedUrls::default(), Strict::Check) {
                     Ok(t) => prop_assert!(false, "{} admitted as {}", url, t.url),
-                    Err(e) => prop_assert_eq!(&e.detail["reason"], &json!("egress"), "{}", url),
+                    Err(e) => prop_assert_eq!(&e.detail()["reason"], &json!("egress"), "{}", url),
                 }
             }
         }

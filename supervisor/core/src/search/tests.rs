@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure, ParseRequest, ParseResponse};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::*;
 use crate::config::load_str;
-use crate::ports::{NetPort, ParsePort, PortFuture};
+use crate::error::ErrorKind;
+use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
     "../../../../worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json"
@@ -57,7 +58,7 @@ impl NetPort for FakeNet {
         &self,
         request: ExchangeRequest,
         deadline: Instant,
-    ) -> PortFuture<'_, Result<Result<ExchangeResponse, NetFailure>, PortError>> {
+    ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.started.fetch_add(1, Ordering::SeqCst);
         self.urls.lock().unwrap().push(request.url.clone());
         let behaviour = self
@@ -71,13 +72,13 @@ impl NetPort for FakeNet {
             let answer = match behaviour {
                 Some(Behaviour::Answer(delay, body)) => {
                     tokio::time::sleep(delay).await;
-                    Ok(Ok(ExchangeResponse {
+                    Ok(ExchangeResponse {
                         status: 200,
                         headers: Vec::new(),
                         body: body.to_vec(),
-                    }))
+                    })
                 }
-                Some(Behaviour::Reply(status, headers, body)) => Ok(Ok(ExchangeResponse {
+                Some(Behaviour::Reply(status, headers, body)) => Ok(ExchangeResponse {
                     status,
                     headers: headers
                         .iter()
@@ -87,29 +88,16 @@ impl NetPort for FakeNet {
                         })
                         .collect(),
                     body: body.to_vec(),
-                })),
+                }),
                 Some(Behaviour::Hang) => {
                     sleep_until(deadline).await;
-                    Err(PortError::Timeout)
+                    Err(PortError::Timeout.into())
                 }
-                None => Ok(Err(NetFailure::Resolve)),
+                None => Err(NetFailure::Resolve.into()),
             };
             guard.1 = true;
             answer
         })
-    }
-}
-
-/// worker-parse's stand-in: the real parser, called in process.
-struct InProcessParse;
-
-impl ParsePort for InProcessParse {
-    fn parse(
-        &self,
-        request: ParseRequest,
-        _deadline: Instant,
-    ) -> PortFuture<'_, Result<ParseResponse, PortError>> {
-        Box::pin(async move { Ok(rypsok_worker_parse::parse(request)) })
     }
 }
 
@@ -175,7 +163,8 @@ async fn completes_early_once_one_engine_filled_the_results() {
     let out = services
         .web_search(&args(json!({"query": "counter strike"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         started.elapsed(),
         ms(100 + 300),
@@ -212,7 +201,7 @@ async fn answers_deadline_within_the_call_bound_when_every_engine_hangs() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(err.detail["reason"], json!("deadline"));
+    assert_eq!(err.detail()["reason"], json!("deadline"));
 }
 
 // Verifies: REQ-AGG-004, REQ-AGG-007 (a failing engine leaves the other's results, with a notice)
@@ -222,7 +211,8 @@ async fn answers_partial_when_one_engine_fails() {
     let out = services
         .web_search(&args(json!({"query": "q", "max_results": 3})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(out["outcome"], json!("partial"));
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "request_failure"})
@@ -241,8 +231,8 @@ async fn gives_identical_output_whichever_engine_answers_first() {
         ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
     ]);
     let query = args(json!({"query": "hello", "max_results": 20}));
-    let a = first.web_search(&query).await.unwrap();
-    let b = second.web_search(&query).await.unwrap();
+    let a = first.web_search(&query).await.unwrap().to_wire();
+    let b = second.web_search(&query).await.unwrap().to_wire();
     assert_eq!(a.to_string(), b.to_string());
     assert_eq!(a["outcome"], json!("ok"));
     assert_eq!(a["results"].as_array().unwrap().len(), 20);
@@ -272,7 +262,8 @@ async fn skips_engines_that_cannot_honour_the_time_range() {
     let out = services
         .web_search(&args(json!({"query": "hello", "time_range": "week"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     assert_eq!(
         out["notices"][0],
         json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "time_range"})
@@ -356,12 +347,12 @@ async fn refuses_a_query_with_a_credential_before_any_engine_is_asked() {
         .web_search(&args(json!({"query": query_with_key()})))
         .await
         .unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Denied);
+    assert_eq!(err.kind(), ErrorKind::Denied);
     assert_eq!(
-        Value::Object(err.detail.clone()),
+        Value::Object(err.detail()),
         json!({"reason": "secret_in_query", "kind": "aws_access_key_id", "position": 9})
     );
-    assert!(!err.message.contains("AKIA"));
+    assert!(!err.message().contains("AKIA"));
     assert_eq!(net.started.load(Ordering::SeqCst), 0);
 }
 
@@ -379,7 +370,8 @@ async fn masks_warns_or_ignores_as_the_operator_chose() {
         let out = services
             .web_search(&args(json!({"query": query_with_key()})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let urls = net.urls.lock().unwrap().clone();
         assert_eq!(urls.len(), 2, "{mode}");
         for url in &urls {
@@ -421,15 +413,15 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
         ),
     ]);
     let query = args(json!({"query": "hello"}));
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(out["notices"].as_array().unwrap().contains(
         &json!({"code": "engine_unavailable", "engine": "brave", "reason": "rate_limited"})
     ));
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 
     tokio::time::advance(ms(4_000)).await;
-    let out = services.web_search(&query).await.unwrap();
+    let out = services.web_search(&query).await.unwrap().to_wire();
     assert!(
         out["notices"]
             .as_array()
@@ -439,10 +431,10 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
     assert_eq!(net.started.load(Ordering::SeqCst), 3, "Brave was not asked");
 
     tokio::time::advance(ms(1_000)).await;
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), 5, "the probe went out");
     // The probe was refused again: open once more.
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(status["engines"][0]["state"], json!("open"));
 }
 
@@ -455,16 +447,16 @@ async fn consecutive_failures_open_the_circuit() {
     ]);
     let query = args(json!({"query": "hello"}));
     for _ in 0..crate::health::FAILURES_TO_OPEN {
-        services.web_search(&query).await.unwrap();
+        services.web_search(&query).await.unwrap().to_wire();
     }
-    let status = services.engine_status(&Map::new()).await.unwrap();
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
     assert_eq!(
         status["engines"][0],
         json!({"id": "brave", "state": "open", "latency_ms": 0})
     );
     assert_eq!(status["engines"][1]["state"], json!("closed"));
     let before = net.started.load(Ordering::SeqCst);
-    services.web_search(&query).await.unwrap();
+    services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), before + 1);
 }
 
@@ -485,7 +477,8 @@ async fn notices_or_drops_instruction_like_results() {
         let out = services
             .web_search(&args(json!({"query": "hello", "max_results": 2})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let notices = out["notices"].as_array().unwrap();
         let urls: Vec<&str> = out["results"]
             .as_array()
@@ -568,7 +561,8 @@ async fn merges_http_and_https_and_shows_https() {
     let out = services
         .web_search(&args(json!({"query": "hello"})))
         .await
-        .unwrap();
+        .unwrap()
+        .to_wire();
     let results = out["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["url"], json!("https://www.example.org/page/"));
@@ -641,8 +635,8 @@ mod properties {
                     ("wikipedia.test", Behaviour::Answer(ms(wiki_ms), wiki_body)),
                     ("brave.test", Behaviour::Answer(ms(brave_ms), brave_body)),
                 ]);
-                runtime.block_on(services.web_search(&query)).map(|v| v.to_string())
-                    .map_err(|e| e.message)
+                runtime.block_on(services.web_search(&query)).map(|v| v.to_wire().to_string())
+                    .map_err(|e| e.message())
             };
             let (a, b) = delays;
             let first = run(a, b);
@@ -690,9 +684,9 @@ mod cache {
     async fn a_second_identical_search_is_answered_from_the_cache() {
         let (services, net) = services_with(&both_answer(), CACHE_ON);
         let query = args(json!({"query": "hello"}));
-        let first = services.web_search(&query).await.unwrap();
+        let first = services.web_search(&query).await.unwrap().to_wire();
         assert!(from_cache(&first).is_empty());
-        let second = services.web_search(&query).await.unwrap();
+        let second = services.web_search(&query).await.unwrap().to_wire();
         assert_eq!(from_cache(&second), ["wikipedia"]);
         assert_eq!(asked(&net, "wikipedia.test"), 1, "Wikipedia asked once");
         assert_eq!(asked(&net, "brave.test"), 2, "Brave forbids storage");
@@ -705,7 +699,7 @@ mod cache {
         let (services, net) = services(&both_answer());
         let query = args(json!({"query": "hello"}));
         for _ in 0..2 {
-            let out = services.web_search(&query).await.unwrap();
+            let out = services.web_search(&query).await.unwrap().to_wire();
             assert!(from_cache(&out).is_empty());
         }
         assert_eq!(asked(&net, "wikipedia.test"), 2);
@@ -716,12 +710,12 @@ mod cache {
     async fn after_the_lifetime_the_engine_is_asked_again() {
         let (services, net) = services_with(&both_answer(), CACHE_ON);
         let query = args(json!({"query": "hello"}));
-        services.web_search(&query).await.unwrap();
+        services.web_search(&query).await.unwrap().to_wire();
         tokio::time::advance(Duration::from_secs(899)).await;
-        let out = services.web_search(&query).await.unwrap();
+        let out = services.web_search(&query).await.unwrap().to_wire();
         assert_eq!(from_cache(&out), ["wikipedia"]);
         tokio::time::advance(Duration::from_secs(1)).await;
-        let out = services.web_search(&query).await.unwrap();
+        let out = services.web_search(&query).await.unwrap().to_wire();
         assert!(from_cache(&out).is_empty());
         assert_eq!(asked(&net, "wikipedia.test"), 2);
     }
@@ -736,19 +730,19 @@ mod cache {
         let query = args(json!({"query": "hello"}));
         let a = Caller::remote("session-a");
         let b = Caller::remote("session-b");
-        services.web_search_as(&a, &query).await.unwrap();
-        let out = services.web_search_as(&b, &query).await.unwrap();
+        services.web_search_as(&a, &query).await.unwrap().to_wire();
+        let out = services.web_search_as(&b, &query).await.unwrap().to_wire();
         assert!(from_cache(&out).is_empty(), "entries never cross callers");
-        let out = services.web_search_as(&a, &query).await.unwrap();
+        let out = services.web_search_as(&a, &query).await.unwrap().to_wire();
         assert_eq!(from_cache(&out), ["wikipedia"]);
         let german = args(json!({"query": "hello", "language": "de"}));
-        let out = services.web_search_as(&a, &german).await.unwrap();
+        let out = services.web_search_as(&a, &german).await.unwrap().to_wire();
         assert!(from_cache(&out).is_empty());
         assert_eq!(asked(&net, "wikipedia.test"), 3);
         // Wikipedia cannot honour a time range; Brave can but is never
         // stored: with a time range nothing comes from the cache.
         let week = args(json!({"query": "hello", "time_range": "week"}));
-        let out = services.web_search_as(&a, &week).await.unwrap();
+        let out = services.web_search_as(&a, &week).await.unwrap().to_wire();
         assert!(from_cache(&out).is_empty());
     }
 
@@ -759,11 +753,13 @@ mod cache {
         services
             .web_search(&args(json!({"query": "hello", "max_results": 2})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         let out = services
             .web_search(&args(json!({"query": "hello", "max_results": 7})))
             .await
-            .unwrap();
+            .unwrap()
+            .to_wire();
         assert_eq!(from_cache(&out), ["wikipedia"]);
         assert_eq!(out["results"].as_array().unwrap().len(), 7);
         assert_eq!(asked(&net, "wikipedia.test"), 1);
@@ -779,7 +775,7 @@ mod cache {
             );
             let query = args(json!({"query": query_with_key()}));
             for _ in 0..2 {
-                let out = services.web_search(&query).await.unwrap();
+                let out = services.web_search(&query).await.unwrap().to_wire();
                 assert!(from_cache(&out).is_empty(), "{mode}");
             }
             assert_eq!(asked(&net, "wikipedia.test"), 2, "{mode}");
@@ -796,13 +792,13 @@ mod cache {
     async fn the_probe_of_an_open_circuit_bypasses_the_cache() {
         let (services, net) = services_with(&both_answer(), CACHE_ON);
         let query = args(json!({"query": "hello"}));
-        services.web_search(&query).await.unwrap();
+        services.web_search(&query).await.unwrap().to_wire();
         // The circuit opens (a blocked answer opens it at once) after the
         // answer was stored.
         services
             .health
             .record_failure("wikipedia", Failure::of(EngineErrorClass::Blocked));
-        let out = services.web_search(&query).await.unwrap();
+        let out = services.web_search(&query).await.unwrap().to_wire();
         assert!(
             out["notices"].as_array().unwrap().contains(
                 &json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "cooldown"})
@@ -810,11 +806,11 @@ mod cache {
             "an open circuit is skipped, not answered from the cache: {out}"
         );
         tokio::time::advance(crate::health::BASE_COOLDOWN).await;
-        let out = services.web_search(&query).await.unwrap();
+        let out = services.web_search(&query).await.unwrap().to_wire();
         assert!(from_cache(&out).is_empty(), "the probe went out");
         assert_eq!(asked(&net, "wikipedia.test"), 2);
         // The probe answered: the circuit is closed and the cache answers.
-        let out = services.web_search(&query).await.unwrap();
+        let out = services.web_search(&query).await.unwrap().to_wire();
         assert_eq!(from_cache(&out), ["wikipedia"]);
     }
 
@@ -835,7 +831,7 @@ mod cache {
         );
         let query = args(json!({"query": "hello"}));
         for _ in 0..2 {
-            let out = services.web_search(&query).await.unwrap();
+            let out = services.web_search(&query).await.unwrap().to_wire();
             assert!(!out["results"].as_array().unwrap().is_empty());
             assert!(from_cache(&out).is_empty());
         }
@@ -886,9 +882,9 @@ mod cache {
                 let query = args(json!({"query": "rust", "max_results": max_results}));
                 let (fresh, _) = services(&behaviours);
                 let (cached, net) = services_with(&behaviours, CACHE_ON);
-                let fresh = runtime.block_on(fresh.web_search(&query)).map_err(|e| e.message);
-                let first = runtime.block_on(cached.web_search(&query)).map_err(|e| e.message);
-                let second = runtime.block_on(cached.web_search(&query)).map_err(|e| e.message);
+                let fresh = runtime.block_on(fresh.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
+                let first = runtime.block_on(cached.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
+                let second = runtime.block_on(cached.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
                 prop_assert_eq!(asked(&net, "wikipedia.test"), 1);
                 prop_assert_eq!(&fresh, &first);
                 let second = second.map(|out| {
