@@ -39,18 +39,18 @@ fn strings(value: &Value, out: &mut Vec<String>) {
 
 fn check_error(e: &ToolError, args: &Map<String, Value>) {
     assert!(
-        matches!(e.kind, ErrorKind::InvalidRequest | ErrorKind::Unavailable),
+        matches!(e.kind(), ErrorKind::InvalidRequest | ErrorKind::Unavailable),
         "{:?}",
-        e.kind
+        e.kind()
     );
-    common::assert_static(&e.message);
-    let detail = serde_json::to_string(&e.detail).unwrap_or_default();
+    common::assert_static(&e.message());
+    let detail = serde_json::to_string(&e.detail()).unwrap_or_default();
     assert!(detail.is_ascii(), "{detail}");
     let mut given = Vec::new();
     strings(&Value::Object(args.clone()), &mut given);
     for secret in given.iter().flat_map(|s| common::credentials(s)) {
         assert!(
-            !e.message.contains(&secret) && !detail.contains(&secret),
+            !e.message().contains(&secret) && !detail.contains(&secret),
             "{detail}"
         );
     }

@@ -33,7 +33,7 @@ fn check(config: &Config, text: &str) {
     let verdict = url_policy(config, text);
     match (&verdict, url_policy(config, text)) {
         (Ok(a), Ok(b)) => assert_eq!(a, &b),
-        (Err(a), Err(b)) => assert_eq!((a.kind, &a.message), (b.kind, &b.message)),
+        (Err(a), Err(b)) => assert_eq!((a.kind(), a.message()), (b.kind(), b.message())),
         _ => panic!("the verdict changed on re-evaluation: {text:?}"),
     }
     match verdict {
@@ -61,22 +61,22 @@ fn check(config: &Config, text: &str) {
                 }
                 Err(e) => panic!(
                     "{text:?} admitted as {} refused: {}",
-                    admitted.url, e.message
+                    admitted.url, e.message()
                 ),
             }
         }
         Err(e) => {
             assert!(
-                matches!(e.kind, ErrorKind::InvalidRequest | ErrorKind::Denied),
+                matches!(e.kind(), ErrorKind::InvalidRequest | ErrorKind::Denied),
                 "{:?}",
-                e.kind
+                e.kind()
             );
-            common::assert_static(&e.message);
-            let detail = serde_json::to_string(&e.detail).unwrap_or_default();
+            common::assert_static(&e.message());
+            let detail = serde_json::to_string(&e.detail()).unwrap_or_default();
             assert!(detail.is_ascii(), "{detail}");
             for secret in common::credentials(text) {
                 assert!(
-                    !e.message.contains(&secret) && !detail.contains(&secret),
+                    !e.message().contains(&secret) && !detail.contains(&secret),
                     "{detail}"
                 );
             }

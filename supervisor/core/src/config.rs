@@ -8,6 +8,8 @@
 //! file: only references (`api_key_env`, `api_key_file`), read at start.
 
 pub(crate) mod load;
+mod reader;
+mod section;
 #[cfg(test)]
 mod tests;
 
@@ -20,6 +22,7 @@ use rypsok_proto::egress::EgressPolicy;
 use crate::vocabulary::vocabulary;
 
 pub use crate::engine::EngineType;
+pub use crate::vocabulary::{Category, SafeSearch};
 pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
@@ -93,18 +96,6 @@ pub struct SearchConfig {
     /// Drop results whose title or snippet reads like an instruction, with
     /// `results_dropped` (REQ-SEC-003); by default they are kept and noticed.
     pub drop_instruction_like: bool,
-}
-
-vocabulary! {
-    /// Safe-search levels (`[search] safe_search`).
-    pub SafeSearch {
-        /// No filtering.
-        Off => "off",
-        /// The engines' default filtering.
-        Moderate => "moderate",
-        /// Strict filtering.
-        Strict => "strict",
-    }
 }
 
 /// `[fetch]`.
@@ -239,21 +230,6 @@ pub enum SecretRef {
     Env(String),
     /// A file's path; its first line, trimmed, is the secret.
     File(PathBuf),
-}
-
-vocabulary! {
-    /// Search categories (the `category` parameter's vocabulary), in the
-    /// order the tool definition lists them.
-    pub Category {
-        /// The default.
-        General => "general",
-        /// News.
-        News => "news",
-        /// Science.
-        Science => "science",
-        /// Code.
-        Code => "code",
-    }
 }
 
 /// `[engines.NAME]`.

@@ -33,8 +33,7 @@ mod wikipedia;
 pub(crate) use admission::{Admission, LanguageSupport};
 use rypsok_proto::{EngineKind, Header};
 
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// Lists the engine types: `Variant => module`, one line per engine, in the
 /// preference order of the zero configuration. Generates [`EngineType`] and

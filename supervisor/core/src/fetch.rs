@@ -8,6 +8,7 @@
 //! `Retry-After`, `Content-Type` passed on untouched); every body goes to
 //! worker-parse.
 
+mod hop;
 pub(crate) mod policy;
 mod robots;
 #[cfg(test)]
@@ -16,27 +17,24 @@ mod tests;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use rypsok_proto::limits::{
-    FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS, RETRY_AFTER_MAX_S,
-};
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, PageParse, Profile};
+use rypsok_proto::PageParse;
+use rypsok_proto::limits::{FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
-use url::Url;
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
-use crate::config::{Config, SecretDetection};
-use crate::error::{
-    DeniedReason, ErrorKind, Notice, NoticeCode, Outcome, ToolError, UnavailableReason,
-};
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::{DeniedReason, ErrorKind, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
-use crate::ports::{Document, ExchangeError, PortError};
+use crate::ports::{Document, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
-use crate::services::Services;
+use crate::response::{Notice, NoticeCode, Outcome};
 use crate::validate::FetchArgs;
 
-pub(crate) use policy::ReturnedUrls;
+pub(crate) use hop::retry_after_ms;
+use hop::{exchange, header, redirect_location};
 use policy::{Strict, Target};
 
 /// Kept back from worker-net's timeout so that a healthy worker answers
@@ -52,15 +50,13 @@ const PAGE_ACCEPT: &str =
 
 /// The fetch state of one process: the tool's rate limit (LIM-C7), its
 /// concurrency (LIM-F10, for the process and each caller's share), the
-/// robots.txt cache (LIM-F13) and, in strict mode, the URLs `web_search`
-/// returned.
+/// robots.txt cache (LIM-F13).
 #[derive(Debug)]
 pub(crate) struct FetchState {
     rate: RateLimit,
     in_flight: Semaphore,
     callers: CallerPermits,
     robots: robots::RobotsCache,
-    pub(crate) returned: ReturnedUrls,
 }
 
 impl FetchState {
@@ -70,34 +66,30 @@ impl FetchState {
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
             callers: CallerPermits::new(config.limits.fetch_concurrency),
             robots: robots::RobotsCache::default(),
-            returned: ReturnedUrls::default(),
         }
     }
+}
 
-    /// Remembers the URLs a search returned, when strict mode needs them.
-    pub(crate) fn record_returned<'a>(
-        &self,
-        config: &Config,
-        urls: impl IntoIterator<Item = &'a str>,
-    ) {
-        if config.fetch.strict_mode {
-            self.returned.record(urls);
-        }
-    }
+/// What one fetch reads: the shared context and the pipeline's own state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) ctx: &'a Context,
+    pub(crate) state: &'a FetchState,
 }
 
 /// Runs one `web_fetch` call whose arguments are valid. `started` is when
 /// the call began: LIM-F4 and LIM-F5 count from there.
 pub(crate) async fn fetch(
-    services: &Services,
+    ctx: &Context,
+    state: &FetchState,
     caller: &Caller,
     args: FetchArgs,
     started: Instant,
 ) -> Result<FetchResponse, ToolError> {
-    let config = &services.config;
-    let state = &services.fetch;
-    let target = policy::check(&args.url, config, &state.returned, Strict::Check)
-        .inspect_err(log_refusal)?;
+    let env = Env { ctx, state };
+    let config = &ctx.config;
+    let target =
+        policy::check(&args.url, config, &ctx.returned, Strict::Check).inspect_err(log_refusal)?;
     state
         .rate
         .admit(caller)
@@ -113,7 +105,7 @@ pub(crate) async fn fetch(
     // The host only now that the policy admitted it (REQ-PRIV-004), and
     // never when a credential-shaped text (let through in warn mode) lies
     // in it.
-    if host_may_be_logged(config, &args.url) {
+    if !target.secret_in_host {
         tracing::info!(event = "fetch_started", host = %target.host, "fetch admitted");
     } else {
         tracing::info!(event = "fetch_started", "fetch admitted");
@@ -122,7 +114,7 @@ pub(crate) async fn fetch(
     let network_deadline = started + Duration::from_millis(FETCH_NETWORK_BUDGET_MS);
     let outcome = match timeout_at(
         call_deadline,
-        run(services, target, &args, network_deadline, call_deadline),
+        run(env, target, &args, network_deadline, call_deadline),
     )
     .await
     {
@@ -144,12 +136,6 @@ pub(crate) async fn fetch(
     outcome
 }
 
-/// Whether the host of the admitted URL `text` may appear in the log: not
-/// when the secret check found a credential-shaped text in it.
-fn host_may_be_logged(config: &Config, text: &str) -> bool {
-    config.privacy.secret_detection == SecretDetection::Off || !policy::secret_in_host(text)
-}
-
 fn log_refusal(e: &ToolError) {
     let reason = e.reason().unwrap_or_default();
     tracing::info!(
@@ -162,28 +148,22 @@ fn log_refusal(e: &ToolError) {
 
 /// The hops, the status, the document.
 async fn run(
-    services: &Services,
+    env: Env<'_>,
     mut target: Target,
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<FetchResponse, ToolError> {
-    let config = &services.config;
+    let config = &env.ctx.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
     let response = loop {
         if config.fetch.robots_txt {
-            robots::check(services, &target, network_deadline, call_deadline).await?;
+            robots::check(env, &target, network_deadline, call_deadline).await?;
         }
-        let response = exchange(
-            services,
-            &target.url,
-            PAGE_ACCEPT,
-            max_bytes,
-            network_deadline,
-        )
-        .await
-        .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
+        let response = exchange(env, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
+            .await
+            .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
         let Some(location) = redirect_location(&response) else {
             break response;
         };
@@ -197,7 +177,7 @@ async fn run(
         if hops > FETCH_MAX_REDIRECTS {
             return Err(ToolError::unavailable(UnavailableReason::Network, None));
         }
-        let hop = check_hop(next.as_str(), services, Strict::Skip)?;
+        let hop = check_hop(next.as_str(), env, Strict::Skip)?;
         if hop.host == target.host {
             target = hop;
             continue;
@@ -208,14 +188,14 @@ async fn run(
             // check (unreachable, a failed https upgrade) still returns the
             // redirect, since rypsok does not read the target.
             if config.fetch.robots_txt {
-                match robots::check(services, &hop, network_deadline, call_deadline).await {
+                match robots::check(env, &hop, network_deadline, call_deadline).await {
                     Err(e) if is_robots_denial(&e) => return Err(e),
                     Err(_) | Ok(()) => {}
                 }
             }
             return Err(ToolError::redirected(next.to_string()));
         }
-        target = check_hop(next.as_str(), services, Strict::Check)?;
+        target = check_hop(next.as_str(), env, Strict::Check)?;
     };
     let status = response.status;
     if status >= 400 {
@@ -233,8 +213,7 @@ async fn run(
         content_type,
         body: response.body,
     };
-    let (title, markdown, partial) = match services.parse.parse_page(document, call_deadline).await
-    {
+    let (title, markdown, partial) = match env.ctx.parse.parse_page(document, call_deadline).await {
         Ok(PageParse::Page {
             title,
             markdown,
@@ -269,8 +248,8 @@ fn is_robots_denial(e: &ToolError) -> bool {
 /// A redirect target passes the whole URL policy again; a location the
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
-fn check_hop(text: &str, services: &Services, strict: Strict) -> Result<Target, ToolError> {
-    policy::check(text, &services.config, &services.fetch.returned, strict).map_err(|e| {
+fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
+    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
         if e.kind() == ErrorKind::InvalidRequest {
             ToolError::denied(DeniedReason::Egress)
         } else {
@@ -333,109 +312,4 @@ fn respond(
 fn char_slice(text: &str, start: usize, end: usize) -> &str {
     let byte = |n: usize| text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
     &text[byte(start)..byte(end)]
-}
-
-/// Why a hop produced no response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HopFailure {
-    Net(NetFailure),
-    Port(PortError),
-    /// LIM-F4 was spent before the hop could start.
-    BudgetSpent,
-}
-
-impl HopFailure {
-    /// The caller's answer. A name that does not resolve and a name whose
-    /// every address the policy refuses answer alike (`network`).
-    fn into_error(self, upgraded: bool, max_bytes: u64) -> ToolError {
-        match self {
-            Self::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => {
-                ToolError::denied_upgrade_failed()
-            }
-            Self::Net(NetFailure::InvalidUrl) => ToolError::denied(DeniedReason::Scheme),
-            Self::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
-            Self::Net(NetFailure::Timeout) | Self::Port(PortError::Timeout) | Self::BudgetSpent => {
-                ToolError::fetch_deadline()
-            }
-            Self::Net(
-                NetFailure::Resolve
-                | NetFailure::Refused
-                | NetFailure::Connect
-                | NetFailure::Tls
-                | NetFailure::Protocol,
-            )
-            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => {
-                ToolError::unavailable(UnavailableReason::Network, None)
-            }
-        }
-    }
-}
-
-/// One GET through worker-net under the agent profile, within what is left
-/// of LIM-F4.
-async fn exchange(
-    services: &Services,
-    url: &Url,
-    accept: &str,
-    max_bytes: u64,
-    network_deadline: Instant,
-) -> Result<ExchangeResponse, HopFailure> {
-    let left = network_deadline
-        .saturating_duration_since(Instant::now())
-        .saturating_sub(WORKER_SLACK);
-    if left.is_zero() {
-        return Err(HopFailure::BudgetSpent);
-    }
-    let request = ExchangeRequest {
-        url: url.to_string(),
-        headers: vec![
-            Header {
-                name: "user-agent".to_owned(),
-                value: services.user_agent.clone(),
-            },
-            Header {
-                name: "accept".to_owned(),
-                value: accept.to_owned(),
-            },
-        ],
-        profile: Profile::Agent,
-        timeout_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
-        max_body_bytes: max_bytes,
-    };
-    match services.net.exchange(request, network_deadline).await {
-        Ok(response) => Ok(response),
-        Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
-        Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),
-    }
-}
-
-/// The first value of header `name` (lower-case).
-fn header<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|h| h.name == name)
-        .map(|h| h.value.as_str())
-}
-
-/// The location of a redirect (301, 302, 303, 307, 308), when it has one.
-fn redirect_location(response: &ExchangeResponse) -> Option<&str> {
-    matches!(response.status, 301 | 302 | 303 | 307 | 308)
-        .then(|| header(&response.headers, "location"))
-        .flatten()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-}
-
-/// A Retry-After in seconds, up to [`RETRY_AFTER_MAX_S`], in milliseconds.
-/// An HTTP date or a larger number is not carried.
-pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    let value = header(headers, "retry-after")?.trim();
-    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    value
-        .parse::<u64>()
-        .ok()
-        .filter(|s| *s <= RETRY_AFTER_MAX_S)
-        .map(|s| s * 1000)
 }

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::error::ToolError;
-use crate::fetch::policy::{ReturnedUrls, Strict, check};
+use crate::fetch::policy::{Strict, check};
+use crate::returned::ReturnedUrls;
 
 /// A URL the fetch policy admitted, reduced to what a target can check.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::error::EngineErrorClass;
 use crate::limits::{LATENCY_WINDOW, RETRY_AFTER_MAX_S};
+use crate::response::EngineErrorClass;
 
 /// Consecutive failures of the counted classes that open the circuit.
 pub(crate) const FAILURES_TO_OPEN: u32 = 3;

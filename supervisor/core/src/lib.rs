@@ -16,6 +16,7 @@
 mod boundary;
 mod cache;
 pub mod config;
+mod context;
 mod engine;
 pub mod error;
 mod fetch;
@@ -29,6 +30,7 @@ pub mod measure;
 pub mod ports;
 mod ratelimit;
 pub mod response;
+mod returned;
 mod search;
 pub mod secret;
 mod services;
@@ -39,8 +41,9 @@ mod vocabulary;
 
 pub use config::load::read_secret;
 pub use config::{Config, ConfigProblem};
+pub use context::user_agent;
 pub use error::{ErrorKind, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
 pub use ratelimit::Caller;
 pub use response::{ToolOutput, ToolResponse};
-pub use services::{Services, user_agent};
+pub use services::Services;

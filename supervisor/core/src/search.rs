@@ -2,70 +2,44 @@
 //! REQ-CTX-004, REQ-ERR-001, REQ-ERR-005): select engines, query them
 //! concurrently under the deadline with early completion, merge, rank, clean,
 //! cut, and decide the one outcome.
+//!
+//! Engine selection (`select.rs`) and ranking (`rank.rs`) are pure
+//! functions of their inputs; one engine's round trip through the two
+//! workers is `round_trip.rs`. This file holds the pipeline that ties them
+//! under the deadline.
 
-use std::collections::HashMap;
+mod rank;
+mod round_trip;
+mod select;
+
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use rypsok_proto::{
-    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, Profile,
-};
-use tokio::time::{Instant, sleep_until, timeout_at};
+use rypsok_proto::EngineHit;
+use tokio::time::{Instant, sleep_until};
 
-use crate::boundary::{clean_decoded_text, clean_markup_text};
 use crate::cache::CacheKey;
 use crate::config::SecretDetection;
-use crate::engine::{ResultText, SearchContext};
-use crate::error::{
-    DeniedReason, DropReason, EngineErrorClass, Notice, NoticeCode, Outcome, SkipReason, ToolError,
-    UnavailableReason,
-};
-use crate::health::{Admit, CircuitState, Failure, ProbeGuard};
-use crate::instruction::is_instruction_like;
-use crate::limits::{
-    ENGINE_MAX_BYTES, ENGINES_PER_CALL, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, SNIPPET_MAX_CHARS,
-    TITLE_MAX_CHARS, URL_MAX_CHARS,
-};
-use crate::ports::{EngineResponse, ExchangeError, PortError};
+use crate::context::{ActiveEngine, Context};
+use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::health::{Failure, ProbeGuard};
+use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
-use crate::response::{SearchResponse, SearchResult};
+use crate::response::SearchResponse;
+use crate::response::{EngineErrorClass, Notice, NoticeCode, Outcome};
 use crate::secret;
-use crate::services::{ActiveEngine, Services};
 use crate::validate::SearchArgs;
-
-/// The part of an engine's time kept back from worker-net: its exchange
-/// times out this much before the engine's deadline, so a healthy worker
-/// has answered (if only with `timeout`) by the deadline, and a worker
-/// silent at the deadline is hung and killed (LIM-W3). The deadline is never
-/// after the search's own, so the check happens while the call still waits.
-const WORKER_SLACK: Duration = Duration::from_millis(100);
-
-/// Reciprocal-rank constant: the usual 60 of the RRF literature, which keeps
-/// a first place on one engine from outweighing agreement between engines.
-const RRF_K: f64 = 60.0;
-
-/// What one engine contributed.
-#[derive(Debug)]
-enum EngineAnswer {
-    Hits(Vec<EngineHit>),
-    /// The cache's copy of an earlier answer; the engine was not asked.
-    Cached(Vec<EngineHit>),
-    Failed(Failure),
-    /// The engine's concurrency slot did not free up in time: nothing was
-    /// sent, so the engine itself did not fail.
-    NotSent,
-}
 
 /// Runs one `web_search` call whose arguments are valid. `started` is when
 /// the call began; the deadline counts from there.
 pub(crate) async fn search(
-    services: &Services,
+    ctx: &Context,
     caller: &Caller,
     args: SearchArgs,
     started: Instant,
 ) -> Result<SearchResponse, ToolError> {
-    let config = &services.config;
+    let config = &ctx.config;
     let deadline = started + Duration::from_millis(config.search.deadline_ms);
     let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
@@ -73,81 +47,32 @@ pub(crate) async fn search(
     // A query the privacy check found something in, and that goes out all
     // the same (`warn`, `mask`), bypasses the cache both ways (§12).
     let warned = check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
-
-    let mut selected: Vec<&ActiveEngine> = Vec::new();
-    // The probe each selected engine carries, if its circuit was half open.
-    let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
-    // Each selected engine's cache key when its answer may be cached, and
-    // its answer when the cache had one.
-    let mut keys: Vec<Option<CacheKey>> = Vec::new();
-    let mut cached: Vec<Option<Vec<EngineHit>>> = Vec::new();
-    for engine in services.active_engines() {
-        if !engine.config.categories.contains(&args.category) {
-            continue;
-        }
-        if selected.len() == ENGINES_PER_CALL {
-            break;
-        }
-        let admission = engine.config.kind.admission();
-        let skip = if args.time_range.is_some() && !admission.time_ranges {
-            Some(SkipReason::TimeRange)
-        } else if !admission.languages.honours(&args.language) {
-            Some(SkipReason::Language)
-        } else if !admission.accepts_query(&args.query) {
-            Some(SkipReason::QueryTooLong)
-        } else {
-            None
-        };
-        // The cache comes before the circuit and the rate: a hit sends
-        // nothing. Only a closed circuit is answered from it, so that an
-        // open one still waits for its probe, which must reach the engine.
-        let key = services
-            .cache
+    // The cache key of an engine whose answers may be cached in this call.
+    let key_of = |engine: &ActiveEngine| {
+        ctx.cache
             .as_ref()
-            .filter(|_| !warned && admission.cacheable)
-            .map(|_| cache_key(services, caller, engine, &args));
-        if skip.is_none()
-            && let (Some(cache), Some(key)) = (&services.cache, &key)
-            && services.health.state(&engine.config.id) == CircuitState::Closed
-            && let Some(hits) = cache.get(key)
-        {
-            notices.push(Notice::from_cache(&engine.config.id));
-            selected.push(engine);
-            probes.push(None);
-            keys.push(None);
-            cached.push(Some(hits));
-            continue;
-        }
-        // The circuit and the driver's rate come last: admitting takes the
-        // probe or a request of the rate.
-        let admitted = match skip {
-            Some(reason) => Err(reason),
-            None => match services
-                .health
-                .admit(&engine.config.id, admission.rate_limit_per_minute)
-            {
-                Admit::Yes => Ok(false),
-                Admit::Probe => Ok(true),
-                Admit::Cooldown => Err(SkipReason::Cooldown),
-                Admit::RateLimited => Err(SkipReason::RateLimited),
-            },
-        };
-        match admitted {
-            Err(reason) => notices.push(Notice::engine_skipped(&engine.config.id, reason)),
-            Ok(probe) => {
-                selected.push(engine);
-                probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
-                keys.push(key);
-                cached.push(None);
-            }
-        }
-    }
+            .filter(|_| !warned && engine.config.kind.admission().cacheable)
+            .map(|_| cache_key(ctx, caller, engine, &args))
+    };
+    let lookup = |engine: &ActiveEngine| {
+        let key = key_of(engine)?;
+        ctx.cache.as_ref()?.get(&key)
+    };
+
+    let select::Selected {
+        engines: selected,
+        probes,
+        cached,
+    } = select::select(
+        ctx.active_engines(),
+        &args,
+        &ctx.health,
+        lookup,
+        &mut notices,
+    );
     if selected.is_empty() {
         return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
     }
-
-    // Query every engine at once; collect answers until all are in, or one
-    // engine filled max_results and the grace ran out, or the deadline.
     let from_cache = cached.iter().filter(|c| c.is_some()).count();
     tracing::info!(
         event = "search_engines",
@@ -155,13 +80,21 @@ pub(crate) async fn search(
         from_cache,
         "engines selected"
     );
+
+    // Query every engine at once; collect answers until all are in, or one
+    // engine filled max_results and the grace ran out, or the deadline.
     let mut running: FuturesUnordered<_> = selected
         .iter()
         .enumerate()
         .filter(|(i, _)| cached[*i].is_none())
         .map(|(i, engine)| {
             let args = &args;
-            async move { (i, query_engine(services, engine, args, deadline).await) }
+            async move {
+                (
+                    i,
+                    round_trip::query_engine(ctx, engine, args, deadline).await,
+                )
+            }
         })
         .collect();
     let mut stop_at = deadline;
@@ -179,15 +112,15 @@ pub(crate) async fn search(
             cut_early = true;
         }
     }
-    let mut answers: Vec<Option<EngineAnswer>> = cached
+    let mut answers: Vec<Option<round_trip::EngineAnswer>> = cached
         .into_iter()
-        .map(|hits| hits.map(EngineAnswer::Cached))
+        .map(|hits| hits.map(round_trip::EngineAnswer::Cached))
         .collect();
     loop {
         tokio::select! {
             next = running.next() => match next {
                 Some((i, answer)) => {
-                    if let EngineAnswer::Hits(hits) = &answer
+                    if let round_trip::EngineAnswer::Hits(hits) = &answer
                         && hits.len() >= args.max_results as usize
                     {
                         let grace_end = Instant::now() + grace;
@@ -209,16 +142,16 @@ pub(crate) async fn search(
 
     let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
     let mut failures: Vec<EngineErrorClass> = Vec::new();
-    for (((engine, answer), probe), key) in selected.iter().zip(answers).zip(probes).zip(keys) {
+    for ((engine, answer), probe) in selected.iter().zip(answers).zip(probes) {
         let id = engine.config.id.as_str();
         // The circuit hears of failures of the engine's own: not of a wait
         // for its concurrency slot, nor of a cut by early completion (a
         // probe cut short is given back when its guard drops).
         let class = match answer {
-            Some(EngineAnswer::Hits(hits)) => {
-                services.health.record_success(id);
+            Some(round_trip::EngineAnswer::Hits(hits)) => {
+                ctx.health.record_success(id);
                 settle(probe);
-                if let (Some(cache), Some(key)) = (&services.cache, key) {
+                if let (Some(cache), Some(key)) = (&ctx.cache, key_of(engine)) {
                     let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
                     // An answer too large to keep is a miss next time.
                     let _ = cache.put(key, bounded.cloned().collect());
@@ -227,20 +160,20 @@ pub(crate) async fn search(
                 continue;
             }
             // The engine was not asked: its health hears nothing.
-            Some(EngineAnswer::Cached(hits)) => {
+            Some(round_trip::EngineAnswer::Cached(hits)) => {
                 per_engine.push((engine, hits));
                 continue;
             }
-            Some(EngineAnswer::Failed(failure)) => {
-                services.health.record_failure(id, failure);
+            Some(round_trip::EngineAnswer::Failed(failure)) => {
+                ctx.health.record_failure(id, failure);
                 settle(probe);
                 failure.class
             }
-            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
+            Some(round_trip::EngineAnswer::NotSent) => EngineErrorClass::Timeout,
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !cut_early {
-                    services.health.record_failure(id, Failure::of(class));
+                    ctx.health.record_failure(id, Failure::of(class));
                     settle(probe);
                 }
                 tracing::info!(
@@ -267,16 +200,13 @@ pub(crate) async fn search(
     }
     let failed = failures.len();
 
-    let results = merge(
-        services,
-        per_engine,
-        args.max_results as usize,
-        &mut notices,
-    );
+    let options = rank::RankOptions {
+        attribution: config.service.attribution,
+        drop_instruction_like: config.search.drop_instruction_like,
+    };
+    let results = rank::merge(per_engine, args.max_results as usize, options, &mut notices);
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
-    services
-        .fetch
-        .record_returned(config, results.iter().map(|result| result.url.as_str()));
+    ctx.record_returned(results.iter().map(|result| result.url.as_str()));
     let outcome = match (results.is_empty(), failed) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
@@ -291,102 +221,16 @@ pub(crate) async fn search(
 
 /// The cache key of `engine`'s request in this call: the caller and what
 /// the request is built from (§12).
-fn cache_key(
-    services: &Services,
-    caller: &Caller,
-    engine: &ActiveEngine,
-    args: &SearchArgs,
-) -> CacheKey {
+fn cache_key(ctx: &Context, caller: &Caller, engine: &ActiveEngine, args: &SearchArgs) -> CacheKey {
     CacheKey {
         caller: caller.clone(),
         engine: engine.config.id.clone(),
         query: args.query.clone(),
         language: args.language.clone(),
-        region: services.config.search.region.clone(),
-        safe_search: services.config.search.safe_search,
+        region: ctx.config.search.region.clone(),
+        safe_search: ctx.config.search.safe_search,
         time_range: args.time_range,
         count: RESULTS_PER_ENGINE,
-    }
-}
-
-/// Queries one engine: build, exchange in worker-net, parse in worker-parse,
-/// classify, record health.
-async fn query_engine(
-    services: &Services,
-    engine: &ActiveEngine,
-    args: &SearchArgs,
-    search_deadline: Instant,
-) -> EngineAnswer {
-    let id = engine.config.id.as_str();
-    let engine_deadline =
-        search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
-    let Ok(_permit) = timeout_at(engine_deadline, engine.concurrency.acquire()).await else {
-        return EngineAnswer::NotSent;
-    };
-    let count = RESULTS_PER_ENGINE;
-    let ctx = SearchContext {
-        lang: &args.language,
-        query: &args.query,
-        count,
-        category: args.category,
-        region: &services.config.search.region,
-        safe_search: services.config.search.safe_search,
-        time_range: args.time_range,
-        credential: engine.credential.as_ref(),
-    };
-    let built = engine
-        .config
-        .kind
-        .build(engine.config.endpoint.as_deref(), &ctx);
-    let mut headers = vec![Header {
-        name: "user-agent".to_owned(),
-        value: services.user_agent.clone(),
-    }];
-    headers.extend(built.headers);
-    let started = Instant::now();
-    let network_time = engine_deadline
-        .saturating_duration_since(started)
-        .saturating_sub(WORKER_SLACK)
-        .max(Duration::from_millis(1));
-    let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
-    let exchange = ExchangeRequest {
-        url: built.url,
-        headers,
-        profile: Profile::Engine,
-        timeout_ms: remaining_ms,
-        max_body_bytes: ENGINE_MAX_BYTES,
-    };
-    let response = match services.net.exchange(exchange, engine_deadline).await {
-        Ok(response) => response,
-        Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
-        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
-    };
-    let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    services.health.record_completion(id, latency_ms);
-    let answer = EngineResponse {
-        engine: engine.config.kind.wire(),
-        base_url: built.base_url,
-        response,
-    };
-    match services
-        .parse
-        // Parsing an engine answer takes microseconds; the search's deadline
-        // bounds a parser that does not.
-        .parse_engine_answer(answer, search_deadline)
-        .await
-    {
-        Ok(EngineParse::Hits(hits)) => {
-            tracing::info!(
-                event = "engine_result",
-                engine = id,
-                latency_ms,
-                count = hits.len(),
-                "engine answered"
-            );
-            EngineAnswer::Hits(hits)
-        }
-        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f)),
-        Err(e) => failed(id, Failure::of(classify_port(e))),
     }
 }
 
@@ -394,54 +238,6 @@ async fn query_engine(
 fn settle(probe: Option<ProbeGuard<'_>>) {
     if let Some(probe) = probe {
         probe.settle();
-    }
-}
-
-fn failed(engine: &str, failure: Failure) -> EngineAnswer {
-    tracing::info!(
-        event = "engine_result",
-        engine,
-        class = failure.class.as_str(),
-        "engine failed"
-    );
-    EngineAnswer::Failed(failure)
-}
-
-fn classify_net(failure: NetFailure) -> EngineErrorClass {
-    match failure {
-        NetFailure::Timeout => EngineErrorClass::Timeout,
-        // An answer past the driver's bound is not an answer the driver can read.
-        NetFailure::TooLarge => EngineErrorClass::ParseFailure,
-        NetFailure::InvalidUrl
-        | NetFailure::Resolve
-        | NetFailure::Refused
-        | NetFailure::Connect
-        | NetFailure::Tls
-        | NetFailure::Protocol => EngineErrorClass::RequestFailure,
-    }
-}
-
-fn classify_port(error: PortError) -> EngineErrorClass {
-    match error {
-        PortError::Timeout => EngineErrorClass::Timeout,
-        PortError::Unavailable | PortError::WorkerFailed => EngineErrorClass::RequestFailure,
-    }
-}
-
-fn classify_engine(failure: EngineFailure) -> Failure {
-    match failure {
-        EngineFailure::RateLimited {
-            retry_after_ms,
-            quota,
-        } => Failure {
-            class: EngineErrorClass::RateLimited,
-            retry_after_ms: retry_after_ms.map(|ms| ms.min(RETRY_AFTER_MAX_S * 1000)),
-            quota,
-        },
-        EngineFailure::Blocked => Failure::of(EngineErrorClass::Blocked),
-        EngineFailure::AuthFailure => Failure::of(EngineErrorClass::AuthFailure),
-        EngineFailure::ParseFailure => Failure::of(EngineErrorClass::ParseFailure),
-        EngineFailure::RequestFailure => Failure::of(EngineErrorClass::RequestFailure),
     }
 }
 
@@ -497,279 +293,8 @@ fn check_secrets(
     }
 }
 
-/// One result after merging: every observation of one comparison key.
-struct Merged {
-    /// The best-ranked observation (lowest rank; the earlier engine in
-    /// preference order on a tie).
-    hit: EngineHit,
-    /// The form of `hit`'s text, from its engine's driver (design §9).
-    text: ResultText,
-    best_rank: usize,
-    /// The best-ranked https URL seen for this key, if any.
-    best_https: Option<(usize, String)>,
-    score: f64,
-    engines: Vec<String>,
-}
-
-/// Counts of what cleaning and checking did, for the notices.
-#[derive(Default)]
-struct Tally {
-    titles_cut: u64,
-    snippets_cut: u64,
-    removed: u64,
-    url_too_long: u64,
-    url_invalid: u64,
-    instruction_like: u64,
-    instruction_dropped: u64,
-}
-
-/// Checks each engine's hits (worker-parse is not trusted to have done so),
-/// deduplicates across engines by comparison key, fuses ranks, orders
-/// totally, cleans and cuts (REQ-ENG-011, REQ-RANK-003..007, REQ-CTX-004).
-fn merge(
-    services: &Services,
-    per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
-    max_results: usize,
-    notices: &mut Vec<Notice>,
-) -> Vec<SearchResult> {
-    let mut tally = Tally::default();
-    let mut merged: Vec<Merged> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
-    for (engine, hits) in per_engine {
-        let weight = engine.config.weight;
-        for (rank, mut hit) in hits
-            .into_iter()
-            .take(RESULTS_PER_ENGINE as usize)
-            .enumerate()
-        {
-            let Some(parsed) = check_url(&hit.url, &mut tally) else {
-                continue;
-            };
-            if hit
-                .date
-                .as_deref()
-                .is_some_and(|d| !rypsok_proto::is_iso_date(d))
-            {
-                hit.date = None;
-            }
-            // The URL returned is the engine's, less its tracking
-            // parameters (REQ-RANK-003).
-            hit.url = returned_url(&hit.url);
-            let https = (parsed.scheme() == "https").then(|| (rank, hit.url.clone()));
-            let score = weight / (RRF_K + rank as f64 + 1.0);
-            let key = comparison_key(&parsed);
-            if let Some(&i) = by_key.get(&key) {
-                let m = &mut merged[i];
-                m.score += score;
-                if rank < m.best_rank {
-                    m.best_rank = rank;
-                    m.hit = hit;
-                    m.text = engine.config.kind.spec().text;
-                }
-                if let Some((r, url)) = https
-                    && m.best_https.as_ref().is_none_or(|(best, _)| r < *best)
-                {
-                    m.best_https = Some((r, url));
-                }
-                if !m.engines.contains(&engine.config.id) {
-                    m.engines.push(engine.config.id.clone());
-                }
-            } else {
-                by_key.insert(key, merged.len());
-                merged.push(Merged {
-                    hit,
-                    text: engine.config.kind.spec().text,
-                    best_rank: rank,
-                    best_https: https,
-                    score,
-                    engines: vec![engine.config.id.clone()],
-                });
-            }
-        }
-    }
-    // A total order: score, then best rank, then URL bytes, so identical
-    // engine answers give identical output (I8).
-    merged.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.best_rank.cmp(&b.best_rank))
-            .then_with(|| a.hit.url.cmp(&b.hit.url))
-    });
-    // Clean in rank order until max_results are kept; a result whose
-    // title or snippet reads like an instruction is noticed, or dropped
-    // when the operator chose so, and the next one takes its place.
-    let attribution = services.config.service.attribution;
-    let drop_instruction_like = services.config.search.drop_instruction_like;
-    let mut results = Vec::new();
-    for m in merged {
-        if results.len() == max_results {
-            break;
-        }
-        let clean = match m.text {
-            ResultText::Markup => clean_markup_text,
-            ResultText::Decoded => clean_decoded_text,
-        };
-        let title = clean(&m.hit.title, TITLE_MAX_CHARS);
-        let snippet = clean(&m.hit.snippet, SNIPPET_MAX_CHARS);
-        if is_instruction_like(&title.text) || is_instruction_like(&snippet.text) {
-            if drop_instruction_like {
-                tally.instruction_dropped += 1;
-                continue;
-            }
-            tally.instruction_like += 1;
-        }
-        tally.titles_cut += u64::from(title.truncated);
-        tally.snippets_cut += u64::from(snippet.truncated);
-        tally.removed += (title.removed + snippet.removed) as u64;
-        // One resource seen over http and https is shown over https
-        // (REQ-RANK-003).
-        let url = match m.best_https {
-            Some((_, https)) if !m.hit.url.starts_with("https:") => https,
-            _ => m.hit.url,
-        };
-        let required = m.engines.iter().any(|id| services.attribution_required(id));
-        results.push(SearchResult {
-            title: title.text,
-            url,
-            snippet: snippet.text,
-            date: m.hit.date,
-            engines: (attribution || required).then_some(m.engines),
-        });
-    }
-    for (code, n) in [
-        (NoticeCode::SnippetTruncated, tally.snippets_cut),
-        (NoticeCode::TitleTruncated, tally.titles_cut),
-        (NoticeCode::CharactersRemoved, tally.removed),
-        (NoticeCode::InstructionLikeContent, tally.instruction_like),
-    ] {
-        if n > 0 {
-            notices.push(Notice::counted(code, n));
-        }
-    }
-    for (reason, n) in [
-        (
-            DropReason::InstructionLikeContent,
-            tally.instruction_dropped,
-        ),
-        (DropReason::UrlTooLong, tally.url_too_long),
-        (DropReason::UrlInvalid, tally.url_invalid),
-    ] {
-        if n > 0 {
-            notices.push(Notice::dropped(reason, n));
-        }
-    }
-    results
-}
-
-/// A result URL the caller could use: http(s), a host without empty labels,
-/// within LIM-F9. Anything else is dropped and counted.
-fn check_url(url: &str, tally: &mut Tally) -> Option<url::Url> {
-    if url.chars().count() > URL_MAX_CHARS {
-        tally.url_too_long += 1;
-        return None;
-    }
-    let parsed = url::Url::parse(url).ok().filter(|u| {
-        matches!(u.scheme(), "http" | "https")
-            && u.host_str().is_some_and(|h| {
-                let h = h.strip_suffix('.').unwrap_or(h);
-                !h.is_empty() && !h.split('.').any(str::is_empty)
-            })
-    });
-    if parsed.is_none() {
-        tally.url_invalid += 1;
-    }
-    parsed
-}
-
-/// Query parameters that only track where a visitor came from
-/// (REQ-RANK-002, REQ-RANK-003): campaign tags of the analytics suites and
-/// the click identifiers of the ad networks. Compared ASCII
-/// case-insensitively on the raw name; `utm_` is a prefix.
-const TRACKING_PARAMETERS: &[&str] = &[
-    "_ga",
-    "_gl",
-    "_hsenc",
-    "_hsmi",
-    "dclid",
-    "fbclid",
-    "gbraid",
-    "gclid",
-    "gclsrc",
-    "igshid",
-    "mc_cid",
-    "mc_eid",
-    "mkt_tok",
-    "msclkid",
-    "oly_anon_id",
-    "oly_enc_id",
-    "srsltid",
-    "ttclid",
-    "twclid",
-    "vero_id",
-    "wbraid",
-    "yclid",
-];
-
-fn is_tracking_parameter(pair: &str) -> bool {
-    let name = pair.split_once('=').map_or(pair, |(name, _)| name);
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with("utm_") || TRACKING_PARAMETERS.contains(&lower.as_str())
-}
-
-/// The URL a result shows (REQ-RANK-003): the engine's, byte for byte,
-/// unless it carries tracking parameters; then its query is rebuilt from
-/// the other parameters, each keeping its text and its place, and the `?`
-/// goes when none is left. The fragment stays.
-fn returned_url(url: &str) -> String {
-    let (before_fragment, fragment) = match url.find('#') {
-        Some(at) => url.split_at(at),
-        None => (url, ""),
-    };
-    let Some((base, query)) = before_fragment.split_once('?') else {
-        return url.to_owned();
-    };
-    if !query.split('&').any(is_tracking_parameter) {
-        return url.to_owned();
-    }
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|pair| !is_tracking_parameter(pair))
-        .collect();
-    let kept = kept.join("&");
-    if kept.is_empty() {
-        format!("{base}{fragment}")
-    } else {
-        format!("{base}?{kept}{fragment}")
-    }
-}
-
-/// The comparison key of a result URL (REQ-RANK-002): one resource, however
-/// the engines wrote it. The scheme does not count (http and https merge);
-/// the host is lower-cased (the URL parser has already put it in ASCII,
-/// IDNA included) without one leading `www.` and without a root dot; a
-/// port counts only when it is not the scheme's default; the path keeps its
-/// case but not a trailing slash; the fragment does not count; tracking
-/// parameters and empty pairs do not count, and the others count in sorted
-/// order, so `?b=2&a=1` and `?a=1&b=2` are one resource.
-fn comparison_key(url: &url::Url) -> String {
-    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-    let host = host.strip_suffix('.').unwrap_or(&host);
-    let host = host.strip_prefix("www.").unwrap_or(host);
-    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-    let path = url.path().trim_end_matches('/');
-    let mut pairs: Vec<&str> = url
-        .query()
-        .unwrap_or_default()
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !is_tracking_parameter(pair))
-        .collect();
-    pairs.sort_unstable();
-    if pairs.is_empty() {
-        format!("{host}{port}{path}")
-    } else {
-        format!("{host}{port}{path}?{}", pairs.join("&"))
-    }
-}
+#[cfg(test)]
+use rank::{Tally, check_url, comparison_key, returned_url};
 
 #[cfg(test)]
 mod tests;

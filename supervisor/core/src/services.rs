@@ -1,61 +1,29 @@
 //! The application services: one entry point per tool, transport-independent
 //! (REQ-ARCH-007, REQ-MAIN-002). Each takes the caller's raw argument object
-//! and answers a [`ToolOutput`].
+//! and answers a [`ToolOutput`]. This is the top of the core: it validates,
+//! applies the tool's rate limit and hands over to a pipeline; no pipeline
+//! imports it.
 
 use std::sync::Arc;
 
 use rypsok_proto::LogLevel;
 use serde_json::{Map, Value};
-use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::config::{Config, EngineConfig, load::read_secret};
-use crate::engine::Credential;
-use crate::error::{DisabledReason, ToolError, UnavailableReason};
-use crate::health::Health;
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::{ToolError, UnavailableReason};
+use crate::fetch::FetchState;
 use crate::ports::{NetPort, ParsePort};
 use crate::ratelimit::{Caller, RateLimit};
 use crate::response::{ToolOutput, ToolResponse};
 use crate::validate;
 
-/// A configured engine that is in use.
-#[derive(Debug)]
-pub(crate) struct ActiveEngine {
-    pub(crate) config: EngineConfig,
-    /// The credential, read once at start (REQ-CFG-004).
-    pub(crate) credential: Option<Credential>,
-    /// The driver's concurrency cap (REQ-CMP-002).
-    pub(crate) concurrency: Semaphore,
-}
-
-/// A configured engine: in use, or not and why.
-#[derive(Debug)]
-pub(crate) enum EngineSlot {
-    Active(ActiveEngine),
-    Disabled { id: String, reason: DisabledReason },
-}
-
-impl EngineSlot {
-    pub(crate) fn id(&self) -> &str {
-        match self {
-            Self::Active(a) => &a.config.id,
-            Self::Disabled { id, .. } => id,
-        }
-    }
-}
-
-/// The services of one process: configuration, engines, health, and the two
-/// ports to the workers.
+/// The services of one process: the shared context, the fetch pipeline's
+/// own state, and the tools' rate limits.
 pub struct Services {
-    pub(crate) config: Arc<Config>,
-    pub(crate) engines: Vec<EngineSlot>,
-    pub(crate) health: Health,
-    pub(crate) net: Arc<dyn NetPort>,
-    pub(crate) parse: Arc<dyn ParsePort>,
-    pub(crate) user_agent: String,
-    pub(crate) fetch: crate::fetch::FetchState,
-    /// The search cache, when `[cache] enabled` (design §12).
-    pub(crate) cache: Option<crate::cache::SearchCache>,
+    pub(crate) ctx: Context,
+    pub(crate) fetch: FetchState,
     search_limit: RateLimit,
     status_limit: RateLimit,
 }
@@ -63,19 +31,9 @@ pub struct Services {
 impl std::fmt::Debug for Services {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Services")
-            .field("engines", &self.engines)
+            .field("engines", &self.ctx.engines)
             .finish_non_exhaustive()
     }
-}
-
-/// The User-Agent of every request rypsok makes (REQ-CMP-004).
-pub fn user_agent(config: &Config) -> String {
-    format!(
-        "rypsok/{} (+{}; {})",
-        env!("CARGO_PKG_VERSION"),
-        crate::config::load::PROJECT_URL,
-        config.service.contact.trim()
-    )
 }
 
 impl Services {
@@ -83,26 +41,6 @@ impl Services {
     /// that needs one and has none is inactive, with one log line
     /// (REQ-OPS-003).
     pub fn new(config: Arc<Config>, net: Arc<dyn NetPort>, parse: Arc<dyn ParsePort>) -> Self {
-        let engines = config
-            .engines
-            .iter()
-            .map(|engine| {
-                let id = engine.id.clone();
-                if !engine.enabled {
-                    return EngineSlot::Disabled { id, reason: DisabledReason::Disabled };
-                }
-                let credential = engine.credential.as_ref().and_then(read_secret).map(Credential::new);
-                let has_credential = credential.is_some();
-                let spec = engine.kind.spec();
-                if spec.credential.is_required() && !has_credential {
-                    tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
-                    return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
-                }
-                let concurrency = Semaphore::new(spec.admission.concurrency_cap as usize);
-                EngineSlot::Active(ActiveEngine { config: engine.clone(), credential, concurrency })
-            })
-            .collect();
-        let user_agent = user_agent(&config);
         if matches!(config.logging.level, LogLevel::Debug | LogLevel::Trace) {
             tracing::warn!(
                 event = "debug_logging",
@@ -110,46 +48,22 @@ impl Services {
             );
         }
         Self {
-            fetch: crate::fetch::FetchState::new(&config),
-            // Built once from the configuration, which never changes in a
-            // process (I11): a future reload must clear it or build it anew.
-            cache: crate::cache::SearchCache::from_config(&config.cache),
+            fetch: FetchState::new(&config),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
-            config,
-            engines,
-            health: Health::default(),
-            net,
-            parse,
-            user_agent,
+            ctx: Context::new(config, net, parse),
         }
     }
 
     /// The configuration in force.
     pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    pub(crate) fn active_engines(&self) -> impl Iterator<Item = &ActiveEngine> {
-        self.engines.iter().filter_map(|slot| match slot {
-            EngineSlot::Active(a) => Some(a),
-            EngineSlot::Disabled { .. } => None,
-        })
-    }
-
-    pub(crate) fn is_active(&self, id: &str) -> bool {
-        self.active_engines().any(|e| e.config.id == id)
-    }
-
-    pub(crate) fn attribution_required(&self, id: &str) -> bool {
-        self.active_engines()
-            .any(|e| e.config.id == id && e.config.kind.admission().attribution_required)
+        &self.ctx.config
     }
 
     /// The tool definitions for this configuration, in the fixed order.
     pub fn tool_definitions(&self) -> Vec<crate::tools::ToolDefinition> {
-        let served = validate::served_categories(&self.config, |id| self.is_active(id));
-        crate::tools::definitions(&self.config, &served)
+        let served = validate::served_categories(&self.ctx.config, |id| self.ctx.is_active(id));
+        crate::tools::definitions(&self.ctx.config, &served)
     }
 
     /// `web_search` (§3.1) with the process as the caller.
@@ -160,10 +74,10 @@ impl Services {
     /// `web_search` (§3.1) counted against `caller` (REQ-SEC-019).
     pub async fn web_search_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         let started = Instant::now();
-        let served = validate::served_categories(&self.config, |id| self.is_active(id));
-        let args = validate::search_args(&self.config, &served, args)?;
+        let served = validate::served_categories(&self.ctx.config, |id| self.ctx.is_active(id));
+        let args = validate::search_args(&self.ctx.config, &served, args)?;
         self.search_limit.admit(caller).map_err(rate_limited)?;
-        crate::search::search(self, caller, args, started)
+        crate::search::search(&self.ctx, caller, args, started)
             .await
             .map(ToolResponse::Search)
     }
@@ -177,8 +91,8 @@ impl Services {
     /// share of LIM-F10 (REQ-SEC-019).
     pub async fn web_fetch_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         let started = Instant::now();
-        let args = validate::fetch_args(&self.config, args)?;
-        crate::fetch::fetch(self, caller, args, started)
+        let args = validate::fetch_args(&self.ctx.config, args)?;
+        crate::fetch::fetch(&self.ctx, &self.fetch, caller, args, started)
             .await
             .map(ToolResponse::Fetch)
     }
@@ -192,7 +106,9 @@ impl Services {
     pub async fn engine_status_as(&self, caller: &Caller, args: &Map<String, Value>) -> ToolOutput {
         validate::status_args(args)?;
         self.status_limit.admit(caller).map_err(rate_limited)?;
-        Ok(ToolResponse::Status(crate::status::engine_status(self)))
+        Ok(ToolResponse::Status(crate::status::engine_status(
+            &self.ctx,
+        )))
     }
 }
 

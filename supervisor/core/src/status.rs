@@ -2,10 +2,10 @@
 //! REQ-OBS-004): a snapshot of memory, no request made, so it ends well
 //! within LIM-S13.
 
-use crate::error::{EngineState, Outcome};
+use crate::context::{Context, EngineSlot};
 use crate::health::CircuitState;
 use crate::response::{EngineReport, StatusResponse};
-use crate::services::{EngineSlot, Services};
+use crate::response::{EngineState, Outcome};
 
 impl From<CircuitState> for EngineState {
     fn from(state: CircuitState) -> Self {
@@ -19,16 +19,16 @@ impl From<CircuitState> for EngineState {
 
 /// The response of `engine_status`: every configured engine, in identifier
 /// order; no endpoint, credential or provider text (REQ-STATUS-002).
-pub(crate) fn engine_status(services: &Services) -> StatusResponse {
-    let mut slots: Vec<&EngineSlot> = services.engines.iter().collect();
+pub(crate) fn engine_status(ctx: &Context) -> StatusResponse {
+    let mut slots: Vec<&EngineSlot> = ctx.engines.iter().collect();
     slots.sort_by(|a, b| a.id().cmp(b.id()));
     let engines = slots
         .into_iter()
         .map(|slot| match slot {
             EngineSlot::Active(engine) => EngineReport {
                 id: engine.config.id.clone(),
-                state: EngineState::from(services.health.state(&engine.config.id)),
-                latency_ms: services.health.median_latency_ms(&engine.config.id),
+                state: EngineState::from(ctx.health.state(&engine.config.id)),
+                latency_ms: ctx.health.median_latency_ms(&engine.config.id),
                 reason: None,
             },
             EngineSlot::Disabled { id, reason } => EngineReport {

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
-use crate::error::{DisabledReason, EngineState, Outcome};
+use crate::response::{DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 
 /// Server instructions (normative text of §2).

@@ -8,21 +8,7 @@ use serde_json::{Map, Value};
 use crate::config::{Category, Config};
 use crate::error::{ToolError, UnavailableReason};
 use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
-use crate::vocabulary::vocabulary;
-
-vocabulary! {
-    /// `time_range` values (REQ-SEARCH-005).
-    pub(crate) TimeRange {
-        /// The last day.
-        Day => "day",
-        /// The last week.
-        Week => "week",
-        /// The last month.
-        Month => "month",
-        /// The last year.
-        Year => "year",
-    }
-}
+pub(crate) use crate::vocabulary::TimeRange;
 
 /// A validated `web_search` call.
 #[derive(Debug, Clone)]

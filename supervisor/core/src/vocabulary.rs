@@ -2,7 +2,9 @@
 //! written (STYLE.md rule 2): an enum whose words are spelled once, in the
 //! macro call, and given to serde, `as_str()`, `parse()` and `ALL` alike.
 //! Tool schemas build their enumerations from `ALL`, configuration parses
-//! through `parse`, and a test checks that serde and `as_str` agree.
+//! through `parse`, and a test checks that serde and `as_str` agree. The
+//! vocabularies shared by the configuration, the tools' arguments and the
+//! engine drivers (category, safe search, time range) are declared here.
 
 /// Declares a closed vocabulary: `Name { Variant => "word", ... }`.
 macro_rules! vocabulary {
@@ -32,6 +34,51 @@ macro_rules! vocabulary {
 }
 
 pub(crate) use vocabulary;
+
+// The vocabularies that the configuration, the tools' arguments and the
+// engine drivers share live here, below all three, so that none of them
+// imports another for its words.
+
+vocabulary! {
+    /// Search categories (the `category` parameter's vocabulary), in the
+    /// order the tool definition lists them.
+    pub Category {
+        /// The default.
+        General => "general",
+        /// News.
+        News => "news",
+        /// Science.
+        Science => "science",
+        /// Code.
+        Code => "code",
+    }
+}
+
+vocabulary! {
+    /// Safe-search levels (`[search] safe_search`).
+    pub SafeSearch {
+        /// No filtering.
+        Off => "off",
+        /// The engines' default filtering.
+        Moderate => "moderate",
+        /// Strict filtering.
+        Strict => "strict",
+    }
+}
+
+vocabulary! {
+    /// `time_range` values (REQ-SEARCH-005).
+    pub(crate) TimeRange {
+        /// The last day.
+        Day => "day",
+        /// The last week.
+        Week => "week",
+        /// The last month.
+        Month => "month",
+        /// The last year.
+        Year => "year",
+    }
+}
 
 /// Checks that serde spells every word as `as_str` does.
 #[cfg(test)]

@@ -23,8 +23,7 @@ use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
     SearchContext, accept_json,
 };
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The Brave driver. Provider: Brave Software; interface: the Brave Search
 /// API.

@@ -14,7 +14,7 @@ use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
     SearchContext, accept_json,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Wikipedia driver. Provider: the Wikimedia Foundation; interface: the
 /// MediaWiki Action API's `list=search`.

@@ -8,9 +8,7 @@
 //! time. Names pass here with their rules and port checked; their answers
 //! are judged at connect time (I3).
 
-use std::collections::{HashSet, VecDeque};
 use std::net::IpAddr;
-use std::sync::Mutex;
 
 use rypsok_proto::egress::{AddressVerdict, EgressPolicy};
 use rypsok_proto::limits::DEFAULT_PORTS;
@@ -19,6 +17,7 @@ use url::{Host, Url};
 use crate::config::{Config, SecretDetection};
 use crate::error::{DeniedReason, ToolError};
 use crate::limits::URL_MAX_CHARS;
+use crate::returned::ReturnedUrls;
 
 /// A URL the policy admitted.
 #[derive(Debug, Clone)]
@@ -30,6 +29,10 @@ pub(crate) struct Target {
     /// The host as compared for "same host": lower-case, no root dot, an
     /// address in its canonical text.
     pub(crate) host: String,
+    /// The secret check (which ran, in `warn` mode, without refusing) found
+    /// a credential-shaped text in the URL's authority: the host stays out
+    /// of the log (REQ-PRIV-004).
+    pub(crate) secret_in_host: bool,
 }
 
 /// Whether the strict-mode check applies to this URL (the caller's URL and
@@ -81,7 +84,7 @@ pub(crate) fn check(
     if !url.username().is_empty() {
         return Err(ToolError::denied(DeniedReason::CredentialInUrl));
     }
-    secret_check(text, config)?;
+    let secret_in_host = secret_check(text, config)?;
     let port = url.port_or_known_default().unwrap_or(443);
     let policy = &config.egress.policy;
     let host = match url.host() {
@@ -110,6 +113,7 @@ pub(crate) fn check(
         url,
         upgraded,
         host,
+        secret_in_host,
     })
 }
 
@@ -155,16 +159,55 @@ fn admitted_in_strict_mode(
     by_rule || returned.contains(text) || returned.contains(as_given)
 }
 
-/// Whether a credential-shaped text found in `text` (a URL as the caller
-/// wrote it) lies in its authority, the host name in practice (credentials
-/// are refused before): in `warn` mode such a URL is fetched, and its host
-/// must then stay out of the log (REQ-PRIV-004). The authority is read from
-/// the first `:` on, past any slashes, up to the first `/`, `?`, `#` or
-/// `\`, which covers every spelling the URL parser accepts.
-pub(crate) fn secret_in_host(text: &str) -> bool {
-    let Some(colon) = text.find(':') else {
-        return true;
+/// What the one scan of a URL (as the caller wrote it) found: the first
+/// credential-shaped text, and whether any lies in the URL's authority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UrlScan {
+    /// The first finding's kind and position in the caller's text.
+    pub(crate) first: Option<(crate::secret::SecretKind, usize)>,
+    /// A finding lies in the authority, the host name in practice
+    /// (credentials are refused before): in `warn` mode such a URL is
+    /// fetched, and its host must then stay out of the log (REQ-PRIV-004).
+    pub(crate) in_host: bool,
+}
+
+/// Scans a URL once, reading through invisible characters. The URL parser
+/// removes ASCII tabs and line breaks wherever they are (WHATWG), so a
+/// credential split by one would be sent whole: the text is read as the
+/// parser will, and positions are reported in the caller's text. The
+/// authority is read from the first `:` on, past any slashes, up to the
+/// first `/`, `?`, `#` or `\`, which covers every spelling the URL parser
+/// accepts.
+pub(crate) fn scan_url(text: &str) -> UrlScan {
+    let kept: Vec<(usize, char)> = text
+        .chars()
+        .enumerate()
+        .filter(|&(_, c)| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let read: String = kept.iter().map(|&(_, c)| c).collect();
+    let at = |n: usize| kept.get(n).map_or(0, |&(i, _)| i);
+    let findings: Vec<(crate::secret::SecretKind, usize, usize)> = crate::secret::find(&read)
+        .into_iter()
+        .map(|f| {
+            let start = at(f.position);
+            let end = at(f.position + f.len.saturating_sub(1)) + 1;
+            (f.kind, start, end)
+        })
+        .collect();
+    let in_host = match authority_span(text) {
+        None => true,
+        Some((start, end)) => findings.iter().any(|&(_, s, e)| s < end && e > start),
     };
+    UrlScan {
+        first: findings.first().map(|&(kind, start, _)| (kind, start)),
+        in_host,
+    }
+}
+
+/// The authority of a URL as the caller wrote it, in Unicode scalar values,
+/// or `None` without a scheme's `:`.
+fn authority_span(text: &str) -> Option<(usize, usize)> {
+    let colon = text.find(':')?;
     let start = text[..=colon].chars().count()
         + text[colon + 1..]
             .chars()
@@ -176,9 +219,7 @@ pub(crate) fn secret_in_host(text: &str) -> bool {
             .skip(start)
             .take_while(|c| !matches!(c, '/' | '?' | '#' | '\\'))
             .count();
-    crate::secret::find(text)
-        .iter()
-        .any(|f| f.position < end && f.position + f.len > start)
+    Some((start, end))
 }
 
 /// Where the authority starts in `text`, in Unicode scalar values: the
@@ -187,87 +228,31 @@ fn authority_position(text: &str) -> u64 {
     text.find("//").map_or(0, |i| text[..i].chars().count() + 2) as u64
 }
 
-/// The secret check of §10 on a URL (REQ-PRIV-002), reading through
-/// invisible characters. A URL cannot be masked without fetching another
-/// page, so `mask` refuses like `refuse`; `warn` logs (the kind, never the
-/// URL) and lets the call proceed.
-fn secret_check(text: &str, config: &Config) -> Result<(), ToolError> {
+/// The secret check of §10 on a URL (REQ-PRIV-002), its one scan. A URL
+/// cannot be masked without fetching another page, so `mask` refuses like
+/// `refuse`; `warn` logs (the kind, never the URL) and lets the call
+/// proceed, answering whether the host carries the finding.
+fn secret_check(text: &str, config: &Config) -> Result<bool, ToolError> {
     let mode = config.privacy.secret_detection;
     if mode == SecretDetection::Off {
-        return Ok(());
+        return Ok(false);
     }
-    // The URL parser removes ASCII tabs and line breaks wherever they are
-    // (WHATWG), so a credential split by one would be sent whole: read the
-    // text as the parser will, and report the position in the caller's.
-    let kept: Vec<(usize, char)> = text
-        .chars()
-        .enumerate()
-        .filter(|&(_, c)| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let read: String = kept.iter().map(|&(_, c)| c).collect();
-    let Some(finding) = crate::secret::find(&read).into_iter().next() else {
-        return Ok(());
+    let scan = scan_url(text);
+    let Some((kind, position)) = scan.first else {
+        return Ok(false);
     };
-    let position = kept.get(finding.position).map_or(0, |&(i, _)| i);
     match mode {
         SecretDetection::Warn => {
             tracing::warn!(
                 event = "secret_detected",
                 tool = "web_fetch",
-                kind = finding.kind.as_str(),
+                kind = kind.as_str(),
                 "a credential-shaped text is in the URL; proceeding as configured"
             );
-            Ok(())
+            Ok(scan.in_host)
         }
-        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => {
-            Err(ToolError::denied_secret(
-                DeniedReason::SecretInUrl,
-                finding.kind.as_str(),
-                position as u64,
-            ))
-        }
-    }
-}
-
-/// The URLs `web_search` returned in this process, kept only in strict
-/// mode (REQ-SEC-021), at most [`RETURNED_MAX`], the oldest forgotten
-/// first.
-#[derive(Debug, Default)]
-pub(crate) struct ReturnedUrls {
-    inner: Mutex<(HashSet<String>, VecDeque<String>)>,
-}
-
-/// URLs strict mode remembers: 2000 searches of five results.
-pub(crate) const RETURNED_MAX: usize = 10_000;
-
-impl ReturnedUrls {
-    /// Remembers `urls`, as returned and as the URL parser writes them.
-    pub(crate) fn record<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
-        let mut guard = self
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (set, order) = &mut *guard;
-        for url in urls {
-            let normal = Url::parse(url).map(String::from).ok();
-            for form in std::iter::once(url.to_owned()).chain(normal) {
-                if set.insert(form.clone()) {
-                    order.push_back(form);
-                }
-            }
-        }
-        while order.len() > RETURNED_MAX {
-            if let Some(old) = order.pop_front() {
-                set.remove(&old);
-            }
-        }
-    }
-
-    fn contains(&self, url: &str) -> bool {
-        let guard = self
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        guard.0.contains(url)
+        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => Err(
+            ToolError::denied_secret(DeniedReason::SecretInUrl, kind.as_str(), position as u64),
+        ),
     }
 }

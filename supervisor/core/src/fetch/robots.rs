@@ -22,11 +22,11 @@ use rypsok_proto::{NetFailure, RobotsRule, RobotsRules};
 use tokio::time::Instant;
 use url::Url;
 
+use super::Env;
+use super::hop::{HopFailure, exchange, redirect_location};
 use super::policy::{self, Strict, Target};
-use super::{HopFailure, exchange, redirect_location};
 use crate::error::{DeniedReason, ToolError};
 use crate::ports::PortError;
-use crate::services::Services;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
 const ROBOTS_REDIRECTS: usize = 5;
@@ -100,12 +100,12 @@ impl RobotsCache {
 /// Whether robots.txt lets rypsok read `target`: `Ok` or `denied`,
 /// `robots_txt`; a site that cannot be reached answers as the page would.
 pub(crate) async fn check(
-    services: &Services,
+    env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<(), ToolError> {
-    let rules = rules_for(services, target, network_deadline, call_deadline).await?;
+    let rules = rules_for(env, target, network_deadline, call_deadline).await?;
     let path = match target.url.query() {
         Some(q) => format!("{}?{q}", target.url.path()),
         None => target.url.path().to_owned(),
@@ -131,12 +131,12 @@ fn disallowed() -> ToolError {
 }
 
 async fn rules_for(
-    services: &Services,
+    env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
 ) -> Result<Arc<RobotsRules>, ToolError> {
-    let cache = &services.fetch.robots;
+    let cache = &env.state.robots;
     let key = origin(&target.url);
     if let Some(rules) = cache.get(&key) {
         return Ok(rules);
@@ -150,75 +150,132 @@ async fn rules_for(
         .map_err(|_| ToolError::denied(DeniedReason::Egress))?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
-        let response =
-            match exchange(services, &url, "text/plain", max_bytes, network_deadline).await {
-                Ok(response) => response,
-                // A file past LIM-F13. RFC 9309 §2.5 would have us read its
-                // first 500 KiB, but worker-net fails a body past its bound
-                // rather than truncating it, and a truncation flag would
-                // widen the pipe protocol and worker-net for a rare case.
-                // So the file counts as unreadable (everything disallowed,
-                // failing closed), and that verdict is kept like rules are,
-                // so that such a file is not downloaded again on every call.
-                Err(HopFailure::Net(NetFailure::TooLarge)) => {
-                    let rules = Arc::new(RobotsRules {
-                        rules: vec![RobotsRule {
-                            allow: false,
-                            pattern: "/".to_owned(),
-                        }],
-                    });
-                    cache.put(key, Arc::clone(&rules));
-                    return Ok(rules);
-                }
-                // A broken answer: unreadable, so everything is disallowed,
-                // and asked again next time.
-                Err(HopFailure::Net(NetFailure::Protocol)) => {
-                    return Err(disallowed());
-                }
-                Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
-            };
-        let status = response.status;
-        if let Some(location) = redirect_location(&response) {
-            let next = url.join(location).ok().and_then(|next| {
-                policy::check(
-                    next.as_str(),
-                    &services.config,
-                    &services.fetch.returned,
-                    Strict::Skip,
-                )
-                .ok()
-            });
-            match next {
-                Some(next) => {
-                    url = next.url;
-                    upgraded = next.upgraded;
-                    continue;
-                }
-                // A redirect rypsok may not follow: the file is
-                // unavailable, which allows everything (RFC 9309 §2.3.1.2).
-                None => break,
+        let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {
+            Ok(response) => response,
+            // A file past LIM-F13. RFC 9309 §2.5 would have us read its
+            // first 500 KiB, but worker-net fails a body past its bound
+            // rather than truncating it, and a truncation flag would
+            // widen the pipe protocol and worker-net for a rare case.
+            // So the file counts as unreadable (everything disallowed,
+            // failing closed), and that verdict is kept like rules are,
+            // so that such a file is not downloaded again on every call.
+            Err(HopFailure::Net(NetFailure::TooLarge)) => {
+                let rules = Arc::new(RobotsRules {
+                    rules: vec![RobotsRule {
+                        allow: false,
+                        pattern: "/".to_owned(),
+                    }],
+                });
+                cache.put(key, Arc::clone(&rules));
+                return Ok(rules);
             }
+            // A broken answer: unreadable, so everything is disallowed,
+            // and asked again next time.
+            Err(HopFailure::Net(NetFailure::Protocol)) => {
+                return Err(disallowed());
+            }
+            Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
+        };
+        match status_verdict(response.status, redirect_location(&response)) {
+            Verdict::Follow(location) => {
+                let next = url.join(location).ok().and_then(|next| {
+                    policy::check(
+                        next.as_str(),
+                        &env.ctx.config,
+                        &env.ctx.returned,
+                        Strict::Skip,
+                    )
+                    .ok()
+                });
+                match next {
+                    Some(next) => {
+                        url = next.url;
+                        upgraded = next.upgraded;
+                    }
+                    // A redirect rypsok may not follow: the file is
+                    // unavailable, which allows everything (RFC 9309
+                    // §2.3.1.2).
+                    None => break,
+                }
+            }
+            Verdict::Parse => {
+                let rules = match env
+                    .ctx
+                    .parse
+                    .parse_robots(response.body, call_deadline)
+                    .await
+                {
+                    Ok(rules) => Arc::new(rules),
+                    Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
+                    Err(PortError::Unavailable | PortError::WorkerFailed) => {
+                        return Err(disallowed());
+                    }
+                };
+                cache.put(key, Arc::clone(&rules));
+                return Ok(rules);
+            }
+            Verdict::DisallowAll => return Err(disallowed()),
+            Verdict::NoRules => break,
         }
-        if (200..300).contains(&status) {
-            let rules = match services
-                .parse
-                .parse_robots(response.body, call_deadline)
-                .await
-            {
-                Ok(rules) => Arc::new(rules),
-                Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-                Err(PortError::Unavailable | PortError::WorkerFailed) => return Err(disallowed()),
-            };
-            cache.put(key, Arc::clone(&rules));
-            return Ok(rules);
-        }
-        if status >= 500 {
-            return Err(disallowed());
-        }
-        // 4xx (and any other answer): unavailable, no rules.
-        break;
     }
     let rules = Arc::new(RobotsRules::default());
     cache.put(key, Arc::clone(&rules));
     Ok(rules)
+}
+
+/// What RFC 9309 §2.3.1 makes of one answer for robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict<'a> {
+    /// 2xx: the body holds the rules.
+    Parse,
+    /// A redirect: follow it (§2.3.1.2), within the bound on redirects.
+    Follow(&'a str),
+    /// 4xx, or any other answer: the file is unavailable, everything is
+    /// allowed (§2.3.1.3).
+    NoRules,
+    /// 5xx: the file is unreachable, everything is disallowed (§2.3.1.4).
+    DisallowAll,
+}
+
+/// The RFC 9309 status rules, as a function of the answer's status and its
+/// redirect location (present only for a redirect status with one).
+fn status_verdict(status: u16, location: Option<&str>) -> Verdict<'_> {
+    match (location, status) {
+        (Some(location), _) => Verdict::Follow(location),
+        (None, 200..=299) => Verdict::Parse,
+        (None, 500..) => Verdict::DisallowAll,
+        (None, _) => Verdict::NoRules,
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::{Verdict, status_verdict};
+
+    #[test]
+    fn reads_2xx_follows_redirects_allows_on_4xx_and_disallows_on_5xx() {
+        // Verifies: REQ-CMP-005 (RFC 9309 §2.3.1 status rules)
+        assert_eq!(status_verdict(200, None), Verdict::Parse);
+        assert_eq!(status_verdict(204, None), Verdict::Parse);
+        assert_eq!(
+            status_verdict(301, Some("/r.txt")),
+            Verdict::Follow("/r.txt")
+        );
+        assert_eq!(
+            status_verdict(308, Some("https://b/")),
+            Verdict::Follow("https://b/")
+        );
+        // A redirect status without a location is an answer without rules.
+        assert_eq!(status_verdict(302, None), Verdict::NoRules);
+        for status in [400, 401, 403, 404, 410, 429, 100, 304] {
+            assert_eq!(status_verdict(status, None), Verdict::NoRules, "{status}");
+        }
+        for status in [500, 502, 503, 599] {
+            assert_eq!(
+                status_verdict(status, None),
+                Verdict::DisallowAll,
+                "{status}"
+            );
+        }
+    }
 }

@@ -778,9 +778,7 @@ async fn strict_mode_admits_only_returned_urls_and_allowed_hosts() {
         .unwrap_err();
     assert_eq!(reason(&e), "denied:strict_mode");
     assert!(site.net.seen().is_empty());
-    site.services
-        .fetch
-        .record_returned(&site.services.config, ["https://example.org/a"]);
+    site.services.ctx.record_returned(["https://example.org/a"]);
     assert!(
         site.fetch(json!({"url": "https://example.org/a"}))
             .await
@@ -929,18 +927,12 @@ async fn a_host_carrying_a_secret_is_not_logged_in_warn_mode() {
     let token = github_token();
     let in_host = format!("https://{token}.example.org/page");
     let in_query = format!("https://example.org/?t={token}");
-    let warn = load_str("[privacy]\nsecret_detection = \"warn\"\n").unwrap();
-    assert!(!super::host_may_be_logged(&warn, &in_host));
-    assert!(!super::host_may_be_logged(
-        &warn,
-        &format!("https:{token}.example.org")
-    ));
-    assert!(!super::host_may_be_logged(
-        &warn,
-        &format!("https:/\\{token}.example.org:8443?x")
-    ));
-    assert!(super::host_may_be_logged(&warn, &in_query));
-    assert!(super::host_may_be_logged(&warn, "https://example.org/page"));
+    let in_host_of = |text: &str| super::policy::scan_url(text).in_host;
+    assert!(in_host_of(&in_host));
+    assert!(in_host_of(&format!("https:{token}.example.org")));
+    assert!(in_host_of(&format!("https:/\\{token}.example.org:8443?x")));
+    assert!(!in_host_of(&in_query));
+    assert!(!in_host_of("https://example.org/page"));
     // Such a URL is still fetched in warn mode.
     let name = format!("{}.example.org", token.to_ascii_lowercase());
     let site = Site::with_dns(
@@ -1123,10 +1115,11 @@ mod properties {
     use rypsok_proto::egress::classify;
     use serde_json::json;
 
-    use super::super::policy::{ReturnedUrls, Strict, check};
+    use super::super::policy::{Strict, check};
     use super::super::respond;
     use crate::boundary::clean_document_text;
     use crate::config::Config;
+    use crate::returned::ReturnedUrls;
     use crate::validate::FetchArgs;
 
     /// Characters that stress the cleaner and the windows: line ends in

@@ -13,9 +13,8 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::{Category, Config};
-use crate::error::{
-    DeniedReason, DropReason, EngineErrorClass, NoticeCode, SkipReason, UnavailableReason,
-};
+use crate::error::{DeniedReason, UnavailableReason};
+use crate::response::{DropReason, EngineErrorClass, NoticeCode, SkipReason};
 use crate::tools::definitions;
 
 /// Where `value` breaks `schema`, if anywhere.

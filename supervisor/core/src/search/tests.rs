@@ -8,13 +8,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, NetFailure};
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::*;
+use crate::Services;
 use crate::config::load_str;
 use crate::error::ErrorKind;
+use crate::limits::URL_MAX_CHARS;
 use crate::ports::{ExchangeError, InProcessParse, NetPort, PortError, PortFuture};
 
 const WIKIPEDIA: &[u8] = include_bytes!(
@@ -780,7 +782,7 @@ mod cache {
             }
             assert_eq!(asked(&net, "wikipedia.test"), 2, "{mode}");
             assert_eq!(
-                services.cache.as_ref().unwrap().len(),
+                services.ctx.cache.as_ref().unwrap().len(),
                 0,
                 "{mode}: not stored"
             );
@@ -796,6 +798,7 @@ mod cache {
         // The circuit opens (a blocked answer opens it at once) after the
         // answer was stored.
         services
+            .ctx
             .health
             .record_failure("wikipedia", Failure::of(EngineErrorClass::Blocked));
         let out = services.web_search(&query).await.unwrap().to_wire();
@@ -836,7 +839,7 @@ mod cache {
             assert!(from_cache(&out).is_empty());
         }
         assert_eq!(asked(&net, "wikipedia.test"), 2);
-        assert_eq!(services.cache.as_ref().unwrap().bytes(), 0);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().bytes(), 0);
     }
 
     mod properties {

@@ -1,0 +1,117 @@
+//! One hop of a fetch (REQ-FETCH-001, REQ-FETCH-011, design §14): a request
+//! to worker-net under what is left of the network budget, and the ways it
+//! can fail, each mapped to the contract's error in one place.
+
+use rypsok_proto::limits::RETRY_AFTER_MAX_S;
+use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
+use tokio::time::Instant;
+use url::Url;
+
+use super::{Env, WORKER_SLACK};
+use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::ports::{ExchangeError, PortError};
+
+/// Why a hop produced no response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum HopFailure {
+    Net(NetFailure),
+    Port(PortError),
+    /// LIM-F4 was spent before the hop could start.
+    BudgetSpent,
+}
+
+impl HopFailure {
+    /// The caller's answer. A name that does not resolve and a name whose
+    /// every address the policy refuses answer alike (`network`).
+    pub(super) fn into_error(self, upgraded: bool, max_bytes: u64) -> ToolError {
+        match self {
+            Self::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => {
+                ToolError::denied_upgrade_failed()
+            }
+            Self::Net(NetFailure::InvalidUrl) => ToolError::denied(DeniedReason::Scheme),
+            Self::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
+            Self::Net(NetFailure::Timeout) | Self::Port(PortError::Timeout) | Self::BudgetSpent => {
+                ToolError::fetch_deadline()
+            }
+            Self::Net(
+                NetFailure::Resolve
+                | NetFailure::Refused
+                | NetFailure::Connect
+                | NetFailure::Tls
+                | NetFailure::Protocol,
+            )
+            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => {
+                ToolError::unavailable(UnavailableReason::Network, None)
+            }
+        }
+    }
+}
+
+/// One GET through worker-net under the agent profile, within what is left
+/// of LIM-F4.
+pub(super) async fn exchange(
+    env: Env<'_>,
+    url: &Url,
+    accept: &str,
+    max_bytes: u64,
+    network_deadline: Instant,
+) -> Result<ExchangeResponse, HopFailure> {
+    let left = network_deadline
+        .saturating_duration_since(Instant::now())
+        .saturating_sub(WORKER_SLACK);
+    if left.is_zero() {
+        return Err(HopFailure::BudgetSpent);
+    }
+    let request = ExchangeRequest {
+        url: url.to_string(),
+        headers: vec![
+            Header {
+                name: "user-agent".to_owned(),
+                value: env.ctx.user_agent.clone(),
+            },
+            Header {
+                name: "accept".to_owned(),
+                value: accept.to_owned(),
+            },
+        ],
+        profile: Profile::Agent,
+        timeout_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
+        max_body_bytes: max_bytes,
+    };
+    match env.ctx.net.exchange(request, network_deadline).await {
+        Ok(response) => Ok(response),
+        Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
+        Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),
+    }
+}
+
+/// The first value of header `name` (lower-case).
+pub(super) fn header<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|h| h.name == name)
+        .map(|h| h.value.as_str())
+}
+
+/// The location of a redirect (301, 302, 303, 307, 308), when it has one.
+pub(super) fn redirect_location(response: &ExchangeResponse) -> Option<&str> {
+    matches!(response.status, 301 | 302 | 303 | 307 | 308)
+        .then(|| header(&response.headers, "location"))
+        .flatten()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+}
+
+/// A Retry-After in seconds, up to [`RETRY_AFTER_MAX_S`], in milliseconds.
+/// An HTTP date or a larger number is not carried.
+pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
+    let value = header(headers, "retry-after")?.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|s| *s <= RETRY_AFTER_MAX_S)
+        .map(|s| s * 1000)
+}

@@ -1,0 +1,168 @@
+//! One engine's round trip (REQ-AGG-002, REQ-ENG-005, REQ-ENG-006,
+//! REQ-CMP-002): its concurrency slot, the request its driver builds,
+//! worker-net, worker-parse, and the answer classified into hits or a
+//! failure recorded in the engine's health.
+
+use std::time::Duration;
+
+use rypsok_proto::{
+    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, Profile,
+};
+use tokio::time::{Instant, timeout_at};
+
+use crate::context::{ActiveEngine, Context};
+use crate::engine::SearchContext;
+use crate::health::Failure;
+use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S};
+use crate::ports::{EngineResponse, ExchangeError, PortError};
+use crate::response::EngineErrorClass;
+use crate::validate::SearchArgs;
+
+/// The part of an engine's time kept back from worker-net: its exchange
+/// times out this much before the engine's deadline, so a healthy worker
+/// has answered (if only with `timeout`) by the deadline, and a worker
+/// silent at the deadline is hung and killed (LIM-W3). The deadline is never
+/// after the search's own, so the check happens while the call still waits.
+const WORKER_SLACK: Duration = Duration::from_millis(100);
+
+/// What one engine contributed.
+#[derive(Debug)]
+pub(super) enum EngineAnswer {
+    Hits(Vec<EngineHit>),
+    /// The search cache's copy of an earlier answer; the engine was not
+    /// asked.
+    Cached(Vec<EngineHit>),
+    Failed(Failure),
+    /// The engine's concurrency slot did not free up in time: nothing was
+    /// sent, so the engine itself did not fail.
+    NotSent,
+}
+
+/// Queries one engine: build, exchange in worker-net, parse in worker-parse,
+/// classify, record health.
+pub(super) async fn query_engine(
+    ctx: &Context,
+    engine: &ActiveEngine,
+    args: &SearchArgs,
+    search_deadline: Instant,
+) -> EngineAnswer {
+    let id = engine.config.id.as_str();
+    let engine_deadline =
+        search_deadline.min(Instant::now() + Duration::from_millis(engine.config.timeout_ms));
+    let Ok(_permit) = timeout_at(engine_deadline, engine.concurrency.acquire()).await else {
+        return EngineAnswer::NotSent;
+    };
+    let count = RESULTS_PER_ENGINE;
+    let call = SearchContext {
+        lang: &args.language,
+        query: &args.query,
+        count,
+        category: args.category,
+        region: &ctx.config.search.region,
+        safe_search: ctx.config.search.safe_search,
+        time_range: args.time_range,
+        credential: engine.credential.as_ref(),
+    };
+    let built = engine
+        .config
+        .kind
+        .build(engine.config.endpoint.as_deref(), &call);
+    let mut headers = vec![Header {
+        name: "user-agent".to_owned(),
+        value: ctx.user_agent.clone(),
+    }];
+    headers.extend(built.headers);
+    let started = Instant::now();
+    let network_time = engine_deadline
+        .saturating_duration_since(started)
+        .saturating_sub(WORKER_SLACK)
+        .max(Duration::from_millis(1));
+    let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
+    let exchange = ExchangeRequest {
+        url: built.url,
+        headers,
+        profile: Profile::Engine,
+        timeout_ms: remaining_ms,
+        max_body_bytes: ENGINE_MAX_BYTES,
+    };
+    let response = match ctx.net.exchange(exchange, engine_deadline).await {
+        Ok(response) => response,
+        Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
+        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
+    };
+    let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    ctx.health.record_completion(id, latency_ms);
+    let answer = EngineResponse {
+        engine: engine.config.kind.wire(),
+        base_url: built.base_url,
+        response,
+    };
+    match ctx
+        .parse
+        // Parsing an engine answer takes microseconds; the search's deadline
+        // bounds a parser that does not.
+        .parse_engine_answer(answer, search_deadline)
+        .await
+    {
+        Ok(EngineParse::Hits(hits)) => {
+            tracing::info!(
+                event = "engine_result",
+                engine = id,
+                latency_ms,
+                count = hits.len(),
+                "engine answered"
+            );
+            EngineAnswer::Hits(hits)
+        }
+        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f)),
+        Err(e) => failed(id, Failure::of(classify_port(e))),
+    }
+}
+
+fn failed(engine: &str, failure: Failure) -> EngineAnswer {
+    tracing::info!(
+        event = "engine_result",
+        engine,
+        class = failure.class.as_str(),
+        "engine failed"
+    );
+    EngineAnswer::Failed(failure)
+}
+
+fn classify_net(failure: NetFailure) -> EngineErrorClass {
+    match failure {
+        NetFailure::Timeout => EngineErrorClass::Timeout,
+        // An answer past the driver's bound is not an answer the driver can read.
+        NetFailure::TooLarge => EngineErrorClass::ParseFailure,
+        NetFailure::InvalidUrl
+        | NetFailure::Resolve
+        | NetFailure::Refused
+        | NetFailure::Connect
+        | NetFailure::Tls
+        | NetFailure::Protocol => EngineErrorClass::RequestFailure,
+    }
+}
+
+fn classify_port(error: PortError) -> EngineErrorClass {
+    match error {
+        PortError::Timeout => EngineErrorClass::Timeout,
+        PortError::Unavailable | PortError::WorkerFailed => EngineErrorClass::RequestFailure,
+    }
+}
+
+fn classify_engine(failure: EngineFailure) -> Failure {
+    match failure {
+        EngineFailure::RateLimited {
+            retry_after_ms,
+            quota,
+        } => Failure {
+            class: EngineErrorClass::RateLimited,
+            retry_after_ms: retry_after_ms.map(|ms| ms.min(RETRY_AFTER_MAX_S * 1000)),
+            quota,
+        },
+        EngineFailure::Blocked => Failure::of(EngineErrorClass::Blocked),
+        EngineFailure::AuthFailure => Failure::of(EngineErrorClass::AuthFailure),
+        EngineFailure::ParseFailure => Failure::of(EngineErrorClass::ParseFailure),
+        EngineFailure::RequestFailure => Failure::of(EngineErrorClass::RequestFailure),
+    }
+}
