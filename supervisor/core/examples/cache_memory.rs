@@ -46,7 +46,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-#[allow(clippy::print_stdout)] // a measurement command prints its figures
+// A measurement command prints its figures and stops loudly when it cannot
+// start its runtime.
+#[allow(clippy::print_stdout, clippy::expect_used)]
 fn main() {
     let entries: usize = std::env::args()
         .nth(1)

@@ -41,7 +41,7 @@ pub fn fill_cache(entries: usize) -> FilledCache {
         ttl_s: 900,
         max_entries: entries,
     })
-    .unwrap_or_else(|| unreachable_disabled());
+    .unwrap_or_else(unreachable_disabled);
     let text_len = full_text_len(&cache);
     for i in 0..entries {
         let stored = cache.put(key(i), hits(text_len));
