@@ -23,7 +23,7 @@ cargo fuzz build -s none -a
 
 dict_of() {
     case $1 in
-        html_extract | html_skip | charset_decode) echo dict/html.dict ;;
+        html_extract | html_skip | charset_decode | duckduckgo_answer) echo dict/html.dict ;;
         url_policy) echo dict/url.dict ;;
         config_load) echo dict/toml.dict ;;
         wikipedia_answer | brave_answer | tool_args) echo dict/json.dict ;;

@@ -32,6 +32,10 @@ for f in "$parse"/brave/*.json; do
     { printf '\3x-ratelimit-limit: 1, 2000\nx-ratelimit-remaining: 0, 1999\nx-ratelimit-reset: 1, 2419200\n\n'
       cat "$f"; } | seed brave_answer
 done
+for f in "$parse"/duckduckgo/*.html; do
+    { printf '\0content-type: text/html; charset=UTF-8\n\n'; cat "$f"; } | seed duckduckgo_answer
+done
+{ printf '\3\n'; cat "$parse/duckduckgo/written_anomaly_challenge.html"; } | seed duckduckgo_answer
 
 # Pages: as HTML, and for the charset target behind a Content-Type line.
 for f in "$parse"/pages/*.html; do

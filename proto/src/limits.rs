@@ -97,6 +97,8 @@ pub const ERROR_MESSAGE_MAX_CHARS: usize = 200;
 pub const CACHE_TTL_S: u64 = 900;
 /// LIM-K3: cache entries.
 pub const CACHE_ENTRIES: u32 = 1000;
+/// LIM-K4: one cache entry, in bytes of memory it holds (not configurable).
+pub const CACHE_ENTRY_MAX_BYTES: usize = 64 * 1024;
 
 /// LIM-W1: one message between processes (a postcard frame).
 pub const FRAME_MAX_BYTES: usize = 8 * 1024 * 1024;

@@ -355,6 +355,8 @@ pub enum EngineKind {
     Wikipedia,
     /// Brave Search API, web and news endpoints.
     Brave,
+    /// DuckDuckGo's HTML results page (a scraping driver).
+    DuckDuckGo,
 }
 
 /// Work for worker-parse.

@@ -247,10 +247,12 @@ impl ServerHandler for Adapter {
             Ok(response) => {
                 let outcome = response.outcome().as_str();
                 let count = response.result_count();
+                let from_cache = response.from_cache_count();
                 tracing::info!(
                     event = "call_done",
                     outcome,
                     count,
+                    from_cache,
                     latency_ms,
                     "call answered"
                 );

@@ -15,8 +15,13 @@ of en.wikipedia); --with-brave makes the second one Brave (its captured web
 answer) and paces calls at one per 1.1 s to stay inside Brave's published
 rate, which rypsok keeps per engine.
 
+--cache turns the search cache on ([cache] enabled) and measures the hit
+latency instead: each query is searched twice, and the second call, which
+both Wikipedia-type engines answer from the cache without a request, is
+timed from the moment it was sent to its response line.
+
 Usage: python3 tests/bench/search_overhead.py [--runs N] [--delay-ms D]
-       [--with-brave] [--bin target/release/rypsok]
+       [--with-brave | --cache] [--bin target/release/rypsok]
 Build first with `cargo build --release --locked`. Prints median and p99.
 """
 import argparse
@@ -66,7 +71,7 @@ class Engine:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
-def config(first, second, with_brave):
+def config(first, second, with_brave, cache=False):
     second_engine = (
         f'[engines.brave]\ntype = "brave"\nendpoint = "http://127.0.0.1:{second.port}/res/v1/web/search"\n'
         'api_key_env = "RYPSOK_BENCH_BRAVE_KEY"\n'
@@ -76,6 +81,8 @@ def config(first, second, with_brave):
     return (
         "config_version = 1\n[service]\ncontact = \"bench@example.org\"\n"
         "[limits]\nweb_search_per_minute = 100000\n"
+        + ("[cache]\nenabled = true\n" if cache else "")
+        +
         f'[egress]\nallow = ["127.0.0.1:{first.port}", "127.0.0.1:{second.port}"]\n'
         f'[engines.wikipedia]\ntype = "wikipedia"\nendpoint = "http://127.0.0.1:{first.port}/w/api.php"\n'
         + second_engine
@@ -87,6 +94,7 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--delay-ms", type=float, default=20.0)
     parser.add_argument("--with-brave", action="store_true")
+    parser.add_argument("--cache", action="store_true")
     parser.add_argument("--bin", default=os.path.join(ROOT, "target/release/rypsok"))
     args = parser.parse_args()
 
@@ -98,7 +106,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="rypsok-bench-")
     path = os.path.join(workdir, "rypsok.toml")
     with open(path, "w") as f:
-        f.write(config(first, second, args.with_brave))
+        f.write(config(first, second, args.with_brave, args.cache))
     env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
     env["RYPSOK_BENCH_BRAVE_KEY"] = "bench-key"
     proc = subprocess.Popen([args.bin, "serve", "--transport", "stdio", "--config", path],
@@ -121,6 +129,30 @@ def main():
                               "clientInfo": {"name": "bench", "version": "1"}})
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     proc.stdin.flush()
+
+    if args.cache:
+        hits, warmup = [], 5
+        for i in range(warmup + args.runs):
+            call = {"name": "web_search",
+                    "arguments": {"query": f"counter strike {i}", "max_results": 5}}
+            request(2 * i + 1, "tools/call", call)
+            asked = (len(first.arrived), len(second.arrived))
+            sent_at = time.perf_counter()
+            answer, received = request(2 * i + 2, "tools/call", call)
+            notices = answer["result"].get("structuredContent", {}).get("notices", [])
+            cached = sum(1 for n in notices if n.get("code") == "from_cache")
+            if i >= warmup and cached == 2 and asked == (len(first.arrived), len(second.arrived)):
+                hits.append((received - sent_at) * 1000)
+        proc.stdin.close()
+        proc.wait(timeout=5)
+        if len(hits) < 2:
+            raise SystemExit("too few calls answered wholly from the cache")
+        hits.sort()
+        p99 = hits[min(len(hits) - 1, int(round(0.99 * (len(hits) - 1))))]
+        print(f"cache on, wikipedia + wikipedia; calls answered from the cache: {len(hits)}")
+        print(f"web_search hit latency (call sent to response): median {statistics.median(hits):.2f} ms, "
+              f"p99 {p99:.2f} ms, max {hits[-1]:.2f} ms")
+        return
 
     overheads, dispatches, outcomes = [], [], {}
     warmup = 5

@@ -6,8 +6,13 @@
 //! Table of contents:
 //! - `brave`: Brave beside Wikipedia: the key only to Brave, merged and
 //!   attributed results, partial answers, workers without environment.
+//! - `cache`: the search cache: a second identical search asks no engine
+//!   that allows storage, misses on another request, warned queries.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
+//! - `duckduckgo`: the opt-in scraping driver: refused without
+//!   `[scraping]`, captured pages through all processes, unwrapped
+//!   redirects, the challenge page blocked and opening the circuit.
 //! - `fetch`: `web_fetch` against loopback sites reached through
 //!   `[egress] allow` rules and `[egress] hosts` names: robots.txt, redirects,
 //!   the byte and time bounds, statuses, media types, paging, refusals.
@@ -32,7 +37,9 @@
 mod support;
 
 mod brave;
+mod cache;
 mod cli;
+mod duckduckgo;
 mod fetch;
 mod http;
 mod protocol;

@@ -7,6 +7,7 @@
 //! and no provider text leaves except inside hits.
 
 mod brave;
+mod duckduckgo;
 #[cfg(test)]
 mod test_support;
 mod wikipedia;
@@ -26,6 +27,8 @@ pub(crate) fn parse_engine_answer(
         EngineKind::Wikipedia => wikipedia::parse(base_url, status, headers, body),
         // Brave's answers carry absolute URLs: no base to build on.
         EngineKind::Brave => brave::parse(status, headers, body),
+        // An HTML page: its links are absolute or DuckDuckGo's own.
+        EngineKind::DuckDuckGo => duckduckgo::parse(status, body),
     }
 }
 

@@ -51,6 +51,10 @@ pub struct Config {
     pub http: HttpConfig,
     /// `[sandbox]`.
     pub sandbox: SandboxConfig,
+    /// `[cache]`.
+    pub cache: CacheConfig,
+    /// `[scraping]`.
+    pub scraping: ScrapingConfig,
     /// `[engines.NAME]`, in the order the file lists them (preference order).
     pub engines: Vec<EngineConfig>,
 }
@@ -197,6 +201,25 @@ pub struct SandboxConfig {
     pub require_seccomp: bool,
     /// Refuse to start workers without Landlock (default false).
     pub require_landlock: bool,
+}
+
+/// `[cache]`: the search cache (design §12, M5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// Keep engine answers for later calls; off by default (REQ-CACHE-001).
+    pub enabled: bool,
+    /// LIM-K2: an entry's lifetime, in seconds.
+    pub ttl_s: u64,
+    /// LIM-K3: entries kept at most.
+    pub max_entries: usize,
+}
+
+/// `[scraping]`: drivers that read an HTML results page (design §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScrapingConfig {
+    /// An engine of a scraping type is accepted only when this is on
+    /// (REQ-ENG-013); off by default.
+    pub enabled: bool,
 }
 
 /// Where a secret is read from. The secret itself is never stored in the

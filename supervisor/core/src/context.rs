@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
+use crate::cache::SearchCache;
 use crate::config::{Config, EngineConfig};
 use crate::engine::Credential;
 use crate::health::Health;
@@ -51,6 +52,10 @@ pub(crate) struct Context {
     pub(crate) user_agent: String,
     /// The URLs `web_search` returned, kept in strict mode only.
     pub(crate) returned: ReturnedUrls,
+    /// The search cache, when `[cache] enabled` (design §12). Built once
+    /// from the configuration, which never changes in a process (I11): a
+    /// future reload must clear it or build it anew.
+    pub(crate) cache: Option<SearchCache>,
 }
 
 impl std::fmt::Debug for Context {
@@ -101,6 +106,7 @@ impl Context {
             })
             .collect();
         Self {
+            cache: SearchCache::from_config(&config.cache),
             user_agent: user_agent(&config),
             config,
             engines,

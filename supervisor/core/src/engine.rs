@@ -25,6 +25,7 @@
 
 mod admission;
 mod brave;
+mod duckduckgo;
 #[cfg(test)]
 mod tests;
 mod wikipedia;
@@ -67,6 +68,7 @@ macro_rules! registry {
 registry! {
     Wikipedia => wikipedia,
     Brave => brave,
+    DuckDuckGo => duckduckgo,
 }
 
 impl EngineType {
@@ -122,8 +124,27 @@ pub(crate) struct EngineSpec {
     /// The zero configuration sets this engine up (REQ-OPS-003); only
     /// official interfaces may be in the default set (REQ-ENG-008).
     pub(crate) in_default_set: bool,
+    /// The interface is a results page meant for people, not an API
+    /// (design §11): `check` refuses the type unless `[scraping] enabled`
+    /// (REQ-ENG-013), and it may never be in the default set.
+    pub(crate) scraping: bool,
+    /// How the parser hands over titles and snippets, which picks their
+    /// cleaner (design §9).
+    pub(crate) text: ResultText,
     /// Builds one request; `endpoint` is the operator's template.
     pub(crate) build: fn(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest,
+}
+
+/// The form of the titles and snippets a driver's parser hands over
+/// (design §9, RFC 019 D3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultText {
+    /// The provider's raw text, with markup and entities (the JSON APIs):
+    /// cleaned by `clean_markup_text`.
+    Markup,
+    /// Text the parser already decoded from a page: cleaned by
+    /// `clean_decoded_text`, so that `Vec<T>` stays as written.
+    Decoded,
 }
 
 /// What a driver needs in the way of a credential (REQ-CFG-004).

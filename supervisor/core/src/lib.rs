@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod boundary;
+mod cache;
 pub mod config;
 mod context;
 mod engine;
@@ -24,6 +25,8 @@ pub mod fuzzing;
 mod health;
 pub mod instruction;
 pub mod limits;
+#[cfg(feature = "measure")]
+pub mod measure;
 pub mod ports;
 mod ratelimit;
 pub mod response;

@@ -169,6 +169,17 @@ impl Notice {
         )
     }
 
+    /// `from_cache`: an engine's answer came from the search cache
+    /// (design §12).
+    pub fn from_cache(engine: &str) -> Self {
+        Self {
+            code: NoticeCode::FromCache,
+            engine: Some(engine.to_owned()),
+            reason: None,
+            count: None,
+        }
+    }
+
     /// `engine_skipped`: an engine was not queried.
     pub fn engine_skipped(engine: &str, reason: SkipReason) -> Self {
         Self::about_engine(
@@ -247,6 +258,19 @@ impl ToolResponse {
     pub fn result_count(&self) -> usize {
         match self {
             Self::Search(r) => r.results.len(),
+            Self::Fetch(_) | Self::Status(_) => 0,
+        }
+    }
+
+    /// How many engines a search had answered from the cache (its
+    /// `from_cache` notices); 0 for the other tools.
+    pub fn from_cache_count(&self) -> usize {
+        match self {
+            Self::Search(r) => r
+                .notices
+                .iter()
+                .filter(|n| n.code == NoticeCode::FromCache)
+                .count(),
             Self::Fetch(_) | Self::Status(_) => 0,
         }
     }

@@ -19,10 +19,13 @@ use futures_util::stream::FuturesUnordered;
 use rypsok_proto::EngineHit;
 use tokio::time::{Instant, sleep_until};
 
+use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
 use crate::error::{DeniedReason, ToolError, UnavailableReason};
 use crate::health::{Failure, ProbeGuard};
+use crate::limits::RESULTS_PER_ENGINE;
+use crate::ratelimit::Caller;
 use crate::response::SearchResponse;
 use crate::response::{EngineErrorClass, Notice, NoticeCode, Outcome};
 use crate::secret;
@@ -32,6 +35,7 @@ use crate::validate::SearchArgs;
 /// the call began; the deadline counts from there.
 pub(crate) async fn search(
     ctx: &Context,
+    caller: &Caller,
     args: SearchArgs,
     started: Instant,
 ) -> Result<SearchResponse, ToolError> {
@@ -40,18 +44,49 @@ pub(crate) async fn search(
     let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
     let mut args = args;
-    check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
+    // A query the privacy check found something in, and that goes out all
+    // the same (`warn`, `mask`), bypasses the cache both ways (§12).
+    let warned = check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
+    // The cache key of an engine whose answers may be cached in this call.
+    let key_of = |engine: &ActiveEngine| {
+        ctx.cache
+            .as_ref()
+            .filter(|_| !warned && engine.config.kind.admission().cacheable)
+            .map(|_| cache_key(ctx, caller, engine, &args))
+    };
+    let lookup = |engine: &ActiveEngine| {
+        let key = key_of(engine)?;
+        ctx.cache.as_ref()?.get(&key)
+    };
 
-    let (selected, probes) = select::select(ctx.active_engines(), &args, &ctx.health, &mut notices);
+    let select::Selected {
+        engines: selected,
+        probes,
+        cached,
+    } = select::select(
+        ctx.active_engines(),
+        &args,
+        &ctx.health,
+        lookup,
+        &mut notices,
+    );
     if selected.is_empty() {
         return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
     }
+    let from_cache = cached.iter().filter(|c| c.is_some()).count();
+    tracing::info!(
+        event = "search_engines",
+        asked = selected.len() - from_cache,
+        from_cache,
+        "engines selected"
+    );
 
     // Query every engine at once; collect answers until all are in, or one
     // engine filled max_results and the grace ran out, or the deadline.
     let mut running: FuturesUnordered<_> = selected
         .iter()
         .enumerate()
+        .filter(|(i, _)| cached[*i].is_none())
         .map(|(i, engine)| {
             let args = &args;
             async move {
@@ -62,10 +97,25 @@ pub(crate) async fn search(
             }
         })
         .collect();
-    let mut answers: Vec<Option<round_trip::EngineAnswer>> =
-        selected.iter().map(|_| None).collect();
     let mut stop_at = deadline;
     let mut cut_early = false;
+    // A cached answer is in at once: one that fills max_results starts the
+    // grace, as the same answer fresh would have.
+    if cached
+        .iter()
+        .flatten()
+        .any(|hits| hits.len() >= args.max_results as usize)
+    {
+        let grace_end = Instant::now() + grace;
+        if grace_end < stop_at {
+            stop_at = grace_end;
+            cut_early = true;
+        }
+    }
+    let mut answers: Vec<Option<round_trip::EngineAnswer>> = cached
+        .into_iter()
+        .map(|hits| hits.map(round_trip::EngineAnswer::Cached))
+        .collect();
     loop {
         tokio::select! {
             next = running.next() => match next {
@@ -101,6 +151,16 @@ pub(crate) async fn search(
             Some(round_trip::EngineAnswer::Hits(hits)) => {
                 ctx.health.record_success(id);
                 settle(probe);
+                if let (Some(cache), Some(key)) = (&ctx.cache, key_of(engine)) {
+                    let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
+                    // An answer too large to keep is a miss next time.
+                    let _ = cache.put(key, bounded.cloned().collect());
+                }
+                per_engine.push((engine, hits));
+                continue;
+            }
+            // The engine was not asked: its health hears nothing.
+            Some(round_trip::EngineAnswer::Cached(hits)) => {
                 per_engine.push((engine, hits));
                 continue;
             }
@@ -159,6 +219,21 @@ pub(crate) async fn search(
     })
 }
 
+/// The cache key of `engine`'s request in this call: the caller and what
+/// the request is built from (§12).
+fn cache_key(ctx: &Context, caller: &Caller, engine: &ActiveEngine, args: &SearchArgs) -> CacheKey {
+    CacheKey {
+        caller: caller.clone(),
+        engine: engine.config.id.clone(),
+        query: args.query.clone(),
+        language: args.language.clone(),
+        region: ctx.config.search.region.clone(),
+        safe_search: ctx.config.search.safe_search,
+        time_range: args.time_range,
+        count: RESULTS_PER_ENGINE,
+    }
+}
+
 /// The probe's outcome was recorded (no probe: nothing to do).
 fn settle(probe: Option<ProbeGuard<'_>>) {
     if let Some(probe) = probe {
@@ -168,19 +243,20 @@ fn settle(probe: Option<ProbeGuard<'_>>) {
 
 /// The secret check (§10, LIM-P1; REQ-PRIV-002), before any engine is
 /// asked. A refusal names the format and where it starts, never the text;
-/// nothing of the query is logged in any mode.
+/// nothing of the query is logged in any mode. Says whether it found a
+/// credential and let the query go on (`warn`, `mask`).
 fn check_secrets(
     mode: SecretDetection,
     args: &mut SearchArgs,
     notices: &mut Vec<Notice>,
-) -> Result<(), ToolError> {
+) -> Result<bool, ToolError> {
     if mode == SecretDetection::Off {
-        return Ok(());
+        return Ok(false);
     }
     // As written and as the engine may decode it (REQ-PRIV-002).
     let findings = secret::find_decoded(&args.query);
     let Some(first) = findings.first() else {
-        return Ok(());
+        return Ok(false);
     };
     match mode {
         SecretDetection::Refuse => {
@@ -204,7 +280,7 @@ fn check_secrets(
                 position = first.position,
                 "the query carries a credential; sent as written because the operator chose warn"
             );
-            Ok(())
+            Ok(true)
         }
         SecretDetection::Mask => {
             args.query = secret::mask(&args.query, &findings);
@@ -212,9 +288,9 @@ fn check_secrets(
                 NoticeCode::CredentialMasked,
                 findings.len() as u64,
             ));
-            Ok(())
+            Ok(true)
         }
-        SecretDetection::Off => Ok(()),
+        SecretDetection::Off => Ok(false),
     }
 }
 

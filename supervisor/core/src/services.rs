@@ -84,7 +84,7 @@ impl Services {
         let served = validate::served_categories(&self.ctx.config, |id| self.ctx.is_active(id));
         let args = validate::search_args(&self.ctx.config, &served, args)?;
         self.search_limit.admit(caller).map_err(rate_limited)?;
-        crate::search::search(&self.ctx, args, started)
+        crate::search::search(&self.ctx, caller, args, started)
             .await
             .map(ToolResponse::Search)
     }

@@ -16,8 +16,15 @@ use toml::{Table, Value};
 
 use crate::config::reader::{Problems, SecretHint, Section, child};
 use crate::config::section::{
-    egress::egress, engines::engines, fetch::fetch, http::http, limits::limits, sandbox::sandbox,
-    search::search, service::service,
+    cache::{cache, check_scraping, scraping},
+    egress::egress,
+    engines::engines,
+    fetch::fetch,
+    http::http,
+    limits::limits,
+    sandbox::sandbox,
+    search::search,
+    service::service,
 };
 use crate::config::{
     CONFIG_VERSION, Config, EngineConfig, EngineType, LoggingConfig, PrivacyConfig, SearchConfig,
@@ -178,6 +185,14 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     let sandbox = sandbox(&mut section, p);
     section.finish(p);
 
+    let mut section = top.section(p, "cache", SecretHint::ApiKey);
+    let cache = cache(&mut section, p);
+    section.finish(p);
+
+    let mut section = top.section(p, "scraping", SecretHint::ApiKey);
+    let scraping = scraping(&mut section, p);
+    section.finish(p);
+
     let allow = egress
         .as_ref()
         .map_or(&[][..], |e| e.policy.allow.as_slice());
@@ -186,6 +201,7 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     top.finish(p);
 
     check_cross_keys(p, service.as_ref(), search.as_ref(), engines.as_deref());
+    check_scraping(p, scraping.as_ref(), engines.as_deref());
 
     Some(Config {
         service: service?,
@@ -198,6 +214,8 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
         limits: limits?,
         http: http?,
         sandbox: sandbox?,
+        cache: cache?,
+        scraping: scraping?,
         engines: engines?,
     })
 }

@@ -2,6 +2,7 @@
 //! the reader (`reader.rs`) and answers its part of the configuration, or
 //! records every problem it found.
 
+pub(super) mod cache;
 pub(super) mod egress;
 pub(super) mod engines;
 pub(super) mod fetch;

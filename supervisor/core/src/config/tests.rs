@@ -105,6 +105,14 @@ fn empty_file_gives_the_documented_defaults() {
     assert!(c.http.allowed_hosts.is_empty());
     assert!(c.sandbox.require_seccomp);
     assert!(!c.sandbox.require_landlock);
+    // REQ-CACHE-001, REQ-ENG-013: the cache and scraping are opt-in.
+    assert!(!c.cache.enabled);
+    assert_eq!(c.cache.ttl_s, limits::CACHE_TTL_S);
+    assert_eq!(
+        c.cache.max_entries,
+        usize::try_from(limits::CACHE_ENTRIES).unwrap()
+    );
+    assert!(!c.scraping.enabled);
 }
 
 #[test]
@@ -172,6 +180,21 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     assert_eq!(floor.limits.http_connections, 1);
     assert_eq!(floor.limits.http_request_body_bytes, 16384);
     assert_eq!(floor.limits.http_sessions, 1);
+}
+
+#[test]
+fn the_cache_and_scraping_sections_are_read() {
+    // Verifies: REQ-CACHE-001, REQ-CACHE-005, REQ-ENG-013 (LIM-K2, LIM-K3 as set)
+    let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
+    assert_eq!(
+        c.cache,
+        CacheConfig {
+            enabled: true,
+            ttl_s: 300,
+            max_entries: 2000
+        }
+    );
+    assert!(c.scraping.enabled);
 }
 
 #[test]
@@ -389,7 +412,10 @@ fn choice_spellings_round_trip() {
         assert_eq!(c.logging.level, level);
     }
     for &kind in EngineType::ALL {
-        let c = load(&format!("[engines.e]\ntype = \"{}\"", kind.as_str()));
+        let c = load(&format!(
+            "[scraping]\nenabled = true\n[engines.e]\ntype = \"{}\"",
+            kind.as_str()
+        ));
         assert_eq!(c.engines[0].kind, kind);
     }
 }

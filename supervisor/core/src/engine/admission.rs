@@ -2,9 +2,9 @@
 //! (REQ-CMP-001, REQ-ENG-010). A driver ships only with its record; engine
 //! selection, the concurrency limiter, attribution and the configuration's
 //! contact check read these values instead of knowing engines by name.
-//! Every field has a reader: a property the code does not act on yet (the
-//! result cache's storage rule) is written in the driver's documentation
-//! and joins the record with the code that reads it.
+//! Every field has a reader: a property the code does not act on yet is
+//! written in the driver's documentation and joins the record with the code
+//! that reads it.
 
 /// One driver's admission record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,10 @@ pub(crate) struct Admission {
     pub(crate) languages: LanguageSupport,
     /// The engine honours `time_range` (otherwise a call with one skips it).
     pub(crate) time_ranges: bool,
+    /// The provider's terms allow keeping its answers in the search cache
+    /// (design §12); the search pipeline neither stores nor looks up the
+    /// answers of an engine whose record says no.
+    pub(crate) cacheable: bool,
     /// Results must name the engine (`engines`) whatever the operator chose
     /// (REQ-CMP-003).
     pub(crate) attribution_required: bool,
@@ -67,6 +71,7 @@ mod tests {
         max_query_chars: 3,
         languages: LanguageSupport::Listed(&["en", "pt-br"]),
         time_ranges: false,
+        cacheable: false,
         attribution_required: false,
         needs_contact_in_user_agent: false,
     };

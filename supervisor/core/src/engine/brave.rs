@@ -20,15 +20,13 @@ use rypsok_proto::{EngineKind, Header};
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, SearchContext,
-    accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, accept_json,
 };
 use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The Brave driver. Provider: Brave Software; interface: the Brave Search
-/// API. Keeping results is a right of particular plans only ("storage
-/// rights"); the terms restrict it otherwise and the key does not tell the
-/// plan, so its answers are never to be cached.
+/// API.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
     name: "brave",
     display_name: "Brave Search",
@@ -39,6 +37,8 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
         default_env: "BRAVE_API_KEY",
     },
     in_default_set: true,
+    scraping: false,
+    text: ResultText::Markup,
     build,
 };
 
@@ -63,6 +63,10 @@ const ADMISSION: Admission = Admission {
     languages: LanguageSupport::Listed(&LANGUAGES),
     // `freshness` pd/pw/pm/py on both endpoints.
     time_ranges: true,
+    // Brave's Search API Terms of Use restrict storing or caching search
+    // results; the right to keep them ("storage rights") comes only with
+    // particular plans, and the key does not tell the plan. Never cached.
+    cacheable: false,
     // Brave's free offer is granted on condition that the project
     // attributes Brave Search, and the plan is unknown; naming the engine on
     // its results is the attribution rypsok can give. It costs a few tokens

@@ -21,10 +21,14 @@ const KEY: &str = "registry-test-key-0123456789";
 /// Every wire parser. The match makes a new wire variant fail to compile
 /// here until it is listed.
 fn every_wire_kind() -> Vec<EngineKind> {
-    let kinds = [EngineKind::Wikipedia, EngineKind::Brave];
+    let kinds = [
+        EngineKind::Wikipedia,
+        EngineKind::Brave,
+        EngineKind::DuckDuckGo,
+    ];
     for kind in kinds {
         match kind {
-            EngineKind::Wikipedia | EngineKind::Brave => {}
+            EngineKind::Wikipedia | EngineKind::Brave | EngineKind::DuckDuckGo => {}
         }
     }
     kinds.to_vec()
@@ -39,6 +43,9 @@ fn engine_toml(kind: EngineType) -> String {
     if kind.spec().credential.is_required() {
         text.push_str("api_key_env = \"RYPSOK_REGISTRY_TEST_KEY\"\n");
     }
+    if kind.spec().scraping {
+        text.push_str("\n[scraping]\nenabled = true\n");
+    }
     text
 }
 
@@ -51,7 +58,7 @@ fn fixtures(kind: EngineType) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: no captured answers ({e})", kind.as_str()))
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter(|path| path.extension().is_some_and(|e| e == "json" || e == "html"))
         .collect();
     paths.sort();
     assert!(
@@ -167,6 +174,31 @@ fn the_zero_configuration_sets_up_the_default_set_in_registry_order() {
         .map(|engine| (engine.id.as_str(), engine.kind))
         .collect();
     assert_eq!(actual, expected);
+}
+
+#[test]
+fn a_scraping_driver_needs_the_opt_in_and_stays_out_of_the_default_set() {
+    // Verifies: REQ-ENG-013, REQ-ENG-008
+    for &kind in EngineType::ALL {
+        let spec = kind.spec();
+        if !spec.scraping {
+            continue;
+        }
+        assert!(!spec.in_default_set, "{}", spec.name);
+        let without = engine_toml(kind).replace("\n[scraping]\nenabled = true\n", "");
+        let problems = load_str(&without).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.path == "engines.e.type"),
+            "{}: {problems:?}",
+            spec.name
+        );
+    }
+    // The default set is official interfaces only.
+    assert!(
+        EngineType::ALL
+            .iter()
+            .all(|k| !(k.spec().in_default_set && k.spec().scraping))
+    );
 }
 
 #[test]

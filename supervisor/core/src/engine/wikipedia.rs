@@ -11,14 +11,13 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, SearchContext,
-    accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, accept_json,
 };
 use crate::vocabulary::Category;
 
 /// The Wikipedia driver. Provider: the Wikimedia Foundation; interface: the
-/// MediaWiki Action API's `list=search`. Answers are freely licensed text
-/// that Wikimedia's terms put no limit on keeping (cacheable).
+/// MediaWiki Action API's `list=search`.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
     name: "wikipedia",
     display_name: "Wikipedia",
@@ -27,6 +26,8 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     default_categories: &[Category::General, Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,
+    scraping: false,
+    text: ResultText::Markup,
     build,
 };
 
@@ -50,6 +51,10 @@ const ADMISSION: Admission = Admission {
     languages: LanguageSupport::Any,
     // `list=search` has no date filter; its `timestamp` is the last edit.
     time_ranges: false,
+    // Titles and snippets are freely licensed text (CC BY-SA); Wikimedia's
+    // Terms of Use put no limit on keeping or reusing it, only on
+    // attribution and licence, which results keep by linking the article.
+    cacheable: true,
     // Snippets are CC BY-SA text, whose attribution Wikimedia's terms of use
     // accept as a hyperlink or URL to the article. Every result carries its
     // article's URL, which is that link, so naming the engine as well is not

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 
 use rypsok_proto::EngineHit;
 
-use crate::boundary::clean_markup_text;
+use crate::boundary::{clean_decoded_text, clean_markup_text};
 use crate::context::ActiveEngine;
+use crate::engine::ResultText;
 use crate::instruction::{DecodedForms, detect};
 use crate::limits::{RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS, URL_MAX_CHARS};
 use crate::response::SearchResult;
@@ -32,6 +33,8 @@ pub(super) struct Merged {
     /// The best-ranked observation (lowest rank; the earlier engine in
     /// preference order on a tie).
     hit: EngineHit,
+    /// The form of `hit`'s text, from its engine's driver (design §9).
+    text: ResultText,
     best_rank: usize,
     /// The best-ranked https URL seen for this key, if any.
     best_https: Option<(usize, String)>,
@@ -98,6 +101,7 @@ pub(super) fn merge(
                 if rank < m.best_rank {
                     m.best_rank = rank;
                     m.hit = hit;
+                    m.text = engine.config.kind.spec().text;
                 }
                 if let Some((r, url)) = https
                     && m.best_https.as_ref().is_none_or(|(best, _)| r < *best)
@@ -111,6 +115,7 @@ pub(super) fn merge(
                 by_key.insert(key, merged.len());
                 merged.push(Merged {
                     hit,
+                    text: engine.config.kind.spec().text,
                     best_rank: rank,
                     best_https: https,
                     score,
@@ -138,8 +143,12 @@ pub(super) fn merge(
         if results.len() == max_results {
             break;
         }
-        let title = clean_markup_text(&m.hit.title, TITLE_MAX_CHARS);
-        let snippet = clean_markup_text(&m.hit.snippet, SNIPPET_MAX_CHARS);
+        let clean = match m.text {
+            ResultText::Markup => clean_markup_text,
+            ResultText::Decoded => clean_decoded_text,
+        };
+        let title = clean(&m.hit.title, TITLE_MAX_CHARS);
+        let snippet = clean(&m.hit.snippet, SNIPPET_MAX_CHARS);
         // The provider's text is judged as it came, before cleaning removes
         // invisible characters: Unicode tag characters spell text the
         // detector reads (issue: decode, then judge).

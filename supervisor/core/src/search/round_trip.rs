@@ -29,6 +29,9 @@ const WORKER_SLACK: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 pub(super) enum EngineAnswer {
     Hits(Vec<EngineHit>),
+    /// The search cache's copy of an earlier answer; the engine was not
+    /// asked.
+    Cached(Vec<EngineHit>),
     Failed(Failure),
     /// The engine's concurrency slot did not free up in time: nothing was
     /// sent, so the engine itself did not fail.

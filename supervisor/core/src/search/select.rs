@@ -5,23 +5,29 @@
 //! arguments and the engines' health; admitting an engine takes its probe
 //! or a request of its rate.
 
+use rypsok_proto::EngineHit;
+
 use crate::context::ActiveEngine;
-use crate::health::{Admit, Health, ProbeGuard};
+use crate::health::{Admit, CircuitState, Health, ProbeGuard};
 use crate::limits::ENGINES_PER_CALL;
 use crate::response::{Notice, SkipReason};
 use crate::validate::SearchArgs;
 
 /// The engines to ask, in preference order, each with the probe it carries
-/// when its circuit was half open; skipped engines go to `notices`.
+/// when its circuit was half open, or with the answer `cached` had for it;
+/// skipped engines go to `notices`, engines answered from the cache get
+/// `from_cache`.
 pub(super) fn select<'a>(
     engines: impl Iterator<Item = &'a ActiveEngine>,
     args: &SearchArgs,
     health: &'a Health,
+    mut cached: impl FnMut(&ActiveEngine) -> Option<Vec<EngineHit>>,
     notices: &mut Vec<Notice>,
-) -> (Vec<&'a ActiveEngine>, Vec<Option<ProbeGuard<'a>>>) {
+) -> Selected<'a> {
     let mut selected: Vec<&ActiveEngine> = Vec::new();
     // The probe each selected engine carries, if its circuit was half open.
     let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
+    let mut answers: Vec<Option<Vec<EngineHit>>> = Vec::new();
     for engine in engines {
         if !engine.config.categories.contains(&args.category) {
             continue;
@@ -39,6 +45,19 @@ pub(super) fn select<'a>(
         } else {
             None
         };
+        // The cache comes before the circuit and the rate: a hit sends
+        // nothing. Only a closed circuit is answered from it, so that an
+        // open one still waits for its probe, which must reach the engine.
+        if skip.is_none()
+            && health.state(&engine.config.id) == CircuitState::Closed
+            && let Some(hits) = cached(engine)
+        {
+            notices.push(Notice::from_cache(&engine.config.id));
+            selected.push(engine);
+            probes.push(None);
+            answers.push(Some(hits));
+            continue;
+        }
         // The circuit and the driver's rate come last: admitting takes the
         // probe or a request of the rate.
         let admitted = match skip {
@@ -55,8 +74,22 @@ pub(super) fn select<'a>(
             Ok(probe) => {
                 selected.push(engine);
                 probes.push(probe.then(|| ProbeGuard::new(health, &engine.config.id)));
+                answers.push(None);
             }
         }
     }
-    (selected, probes)
+    Selected {
+        engines: selected,
+        probes,
+        cached: answers,
+    }
+}
+
+/// The engines one call asks, by index alike.
+pub(super) struct Selected<'a> {
+    pub(super) engines: Vec<&'a ActiveEngine>,
+    /// The probe each engine carries, if its circuit was half open.
+    pub(super) probes: Vec<Option<ProbeGuard<'a>>>,
+    /// The cache's answer for an engine answered from it.
+    pub(super) cached: Vec<Option<Vec<EngineHit>>>,
 }

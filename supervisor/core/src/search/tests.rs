@@ -706,3 +706,254 @@ async fn notices_an_instruction_hidden_in_tag_characters() {
     let snippet = out["results"][1]["snippet"].as_str().unwrap();
     assert_eq!(snippet, "A recipe for bread.");
 }
+
+/// The search cache in the pipeline (design §12, M5).
+mod cache {
+    use super::*;
+
+    const CACHE_ON: &str = "[cache]\nenabled = true\nttl_s = 900\n";
+
+    fn from_cache(out: &Value) -> Vec<String> {
+        out["notices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["code"] == json!("from_cache"))
+            .map(|n| n["engine"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn asked(net: &FakeNet, marker: &str) -> usize {
+        net.urls
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|u| u.contains(marker))
+            .count()
+    }
+
+    fn both_answer() -> [(&'static str, Behaviour); 2] {
+        [
+            ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+            ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+        ]
+    }
+
+    // Verifies: REQ-CACHE-001, REQ-CACHE-003, M5 acceptance (a cached search asks no cacheable engine; an engine that forbids storage is asked every time)
+    #[tokio::test(start_paused = true)]
+    async fn a_second_identical_search_is_answered_from_the_cache() {
+        let (services, net) = services_with(&both_answer(), CACHE_ON);
+        let query = args(json!({"query": "hello"}));
+        let first = services.web_search(&query).await.unwrap().to_wire();
+        assert!(from_cache(&first).is_empty());
+        let second = services.web_search(&query).await.unwrap().to_wire();
+        assert_eq!(from_cache(&second), ["wikipedia"]);
+        assert_eq!(asked(&net, "wikipedia.test"), 1, "Wikipedia asked once");
+        assert_eq!(asked(&net, "brave.test"), 2, "Brave forbids storage");
+        assert_eq!(first["results"], second["results"]);
+    }
+
+    // Verifies: REQ-CACHE-001 (off by default: every search asks)
+    #[tokio::test(start_paused = true)]
+    async fn without_the_cache_every_search_asks() {
+        let (services, net) = services(&both_answer());
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert!(from_cache(&out).is_empty());
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+    }
+
+    // Verifies: REQ-CACHE-005 (LIM-K2: after the lifetime the engine is asked again)
+    #[tokio::test(start_paused = true)]
+    async fn after_the_lifetime_the_engine_is_asked_again() {
+        let (services, net) = services_with(&both_answer(), CACHE_ON);
+        let query = args(json!({"query": "hello"}));
+        services.web_search(&query).await.unwrap().to_wire();
+        tokio::time::advance(Duration::from_secs(899)).await;
+        let out = services.web_search(&query).await.unwrap().to_wire();
+        assert_eq!(from_cache(&out), ["wikipedia"]);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let out = services.web_search(&query).await.unwrap().to_wire();
+        assert!(from_cache(&out).is_empty());
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+    }
+
+    // Verifies: REQ-CACHE-002, REQ-CACHE-004 (another caller, time range or language is another entry)
+    #[tokio::test(start_paused = true)]
+    async fn another_caller_time_range_or_language_misses() {
+        let (services, net) = services_with(
+            &both_answer(),
+            &format!("{CACHE_ON}[search]\nlanguages = [\"en\", \"de\"]\n"),
+        );
+        let query = args(json!({"query": "hello"}));
+        let a = Caller::remote("session-a");
+        let b = Caller::remote("session-b");
+        services.web_search_as(&a, &query).await.unwrap().to_wire();
+        let out = services.web_search_as(&b, &query).await.unwrap().to_wire();
+        assert!(from_cache(&out).is_empty(), "entries never cross callers");
+        let out = services.web_search_as(&a, &query).await.unwrap().to_wire();
+        assert_eq!(from_cache(&out), ["wikipedia"]);
+        let german = args(json!({"query": "hello", "language": "de"}));
+        let out = services.web_search_as(&a, &german).await.unwrap().to_wire();
+        assert!(from_cache(&out).is_empty());
+        assert_eq!(asked(&net, "wikipedia.test"), 3);
+        // Wikipedia cannot honour a time range; Brave can but is never
+        // stored: with a time range nothing comes from the cache.
+        let week = args(json!({"query": "hello", "time_range": "week"}));
+        let out = services.web_search_as(&a, &week).await.unwrap().to_wire();
+        assert!(from_cache(&out).is_empty());
+    }
+
+    // Verifies: REQ-CACHE-002 (max_results does not change the engine request: the entry serves it, cut to the new count)
+    #[tokio::test(start_paused = true)]
+    async fn another_max_results_is_the_same_engine_request() {
+        let (services, net) = services_with(&both_answer(), CACHE_ON);
+        services
+            .web_search(&args(json!({"query": "hello", "max_results": 2})))
+            .await
+            .unwrap()
+            .to_wire();
+        let out = services
+            .web_search(&args(json!({"query": "hello", "max_results": 7})))
+            .await
+            .unwrap()
+            .to_wire();
+        assert_eq!(from_cache(&out), ["wikipedia"]);
+        assert_eq!(out["results"].as_array().unwrap().len(), 7);
+        assert_eq!(asked(&net, "wikipedia.test"), 1);
+    }
+
+    // Verifies: REQ-CACHE-003, REQ-PRIV-002 (a query the privacy check warned about bypasses the cache both ways)
+    #[tokio::test(start_paused = true)]
+    async fn a_warned_or_masked_query_is_asked_every_time() {
+        for mode in ["warn", "mask"] {
+            let (services, net) = services_with(
+                &both_answer(),
+                &format!("{CACHE_ON}[privacy]\nsecret_detection = \"{mode}\"\n"),
+            );
+            let query = args(json!({"query": query_with_key()}));
+            for _ in 0..2 {
+                let out = services.web_search(&query).await.unwrap().to_wire();
+                assert!(from_cache(&out).is_empty(), "{mode}");
+            }
+            assert_eq!(asked(&net, "wikipedia.test"), 2, "{mode}");
+            assert_eq!(
+                services.ctx.cache.as_ref().unwrap().len(),
+                0,
+                "{mode}: not stored"
+            );
+        }
+    }
+
+    // Verifies: REQ-CACHE-003, REQ-RES-005 (a circuit's probe reaches the engine, not the cache)
+    #[tokio::test(start_paused = true)]
+    async fn the_probe_of_an_open_circuit_bypasses_the_cache() {
+        let (services, net) = services_with(&both_answer(), CACHE_ON);
+        let query = args(json!({"query": "hello"}));
+        services.web_search(&query).await.unwrap().to_wire();
+        // The circuit opens (a blocked answer opens it at once) after the
+        // answer was stored.
+        services
+            .ctx
+            .health
+            .record_failure("wikipedia", Failure::of(EngineErrorClass::Blocked));
+        let out = services.web_search(&query).await.unwrap().to_wire();
+        assert!(
+            out["notices"].as_array().unwrap().contains(
+                &json!({"code": "engine_skipped", "engine": "wikipedia", "reason": "cooldown"})
+            ),
+            "an open circuit is skipped, not answered from the cache: {out}"
+        );
+        tokio::time::advance(crate::health::BASE_COOLDOWN).await;
+        let out = services.web_search(&query).await.unwrap().to_wire();
+        assert!(from_cache(&out).is_empty(), "the probe went out");
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        // The probe answered: the circuit is closed and the cache answers.
+        let out = services.web_search(&query).await.unwrap().to_wire();
+        assert_eq!(from_cache(&out), ["wikipedia"]);
+    }
+
+    // Verifies: REQ-CACHE-007 (an answer that cannot be stored is a miss, and the call is answered)
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_too_large_to_keep_is_answered_and_asked_again() {
+        let big: &'static [u8] = Box::leak(
+            json!({"query": {"search": (0..10).map(|i| json!({
+                "ns": 0, "title": format!("Page {i}"), "snippet": "x".repeat(8000)
+            })).collect::<Vec<_>>()}})
+            .to_string()
+            .into_bytes()
+            .into_boxed_slice(),
+        );
+        let (services, net) = services_with(
+            &[("wikipedia.test", Behaviour::Answer(ms(10), big))],
+            CACHE_ON,
+        );
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert!(!out["results"].as_array().unwrap().is_empty());
+            assert!(from_cache(&out).is_empty());
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().bytes(), 0);
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn without_from_cache(mut out: Value) -> Value {
+            if let Some(notices) = out["notices"].as_array_mut() {
+                notices.retain(|n| n["code"] != json!("from_cache"));
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(16))]
+
+            // Verifies: REQ-CACHE-001, REQ-ARCH-004, REQ-TEST-013, I8 (a cached call's output is a fresh call's with the same engine answers)
+            #[test]
+            fn a_cached_call_gives_the_output_of_a_fresh_call(
+                wiki in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z <>&;]{0,24}"), 0..12),
+                brave in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z ]{0,12}"), 0..6),
+                max_results in 1u64..=20,
+                delays in (0u64..250, 0u64..250),
+            ) {
+                let wiki_body: &'static [u8] = Box::leak(json!({"query": {"search":
+                    wiki.iter().map(|(t, s)| json!({"ns": 0, "title": t, "snippet": s}))
+                        .collect::<Vec<_>>()}}).to_string().into_bytes().into_boxed_slice());
+                let brave_body: &'static [u8] = Box::leak(json!({"type": "search", "web": {
+                    "type": "search", "results": brave.iter().map(|(t, s)| json!({
+                        "title": t, "url": format!("https://example.org/{t}"),
+                        "description": s})).collect::<Vec<_>>()}})
+                    .to_string().into_bytes().into_boxed_slice());
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .start_paused(true)
+                    .build()
+                    .expect("a test runtime");
+                let behaviours = [
+                    ("wikipedia.test", Behaviour::Answer(ms(delays.0), wiki_body)),
+                    ("brave.test", Behaviour::Answer(ms(delays.1), brave_body)),
+                ];
+                let query = args(json!({"query": "rust", "max_results": max_results}));
+                let (fresh, _) = services(&behaviours);
+                let (cached, net) = services_with(&behaviours, CACHE_ON);
+                let fresh = runtime.block_on(fresh.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
+                let first = runtime.block_on(cached.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
+                let second = runtime.block_on(cached.web_search(&query)).map(|v| v.to_wire()).map_err(|e| e.message());
+                prop_assert_eq!(asked(&net, "wikipedia.test"), 1);
+                prop_assert_eq!(&fresh, &first);
+                let second = second.map(|out| {
+                    assert_eq!(from_cache(&out), ["wikipedia"]);
+                    without_from_cache(out)
+                });
+                prop_assert_eq!(fresh, second);
+            }
+        }
+    }
+}

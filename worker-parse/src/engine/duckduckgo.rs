@@ -1,0 +1,359 @@
+//! DuckDuckGo's driver, parser half: the HTML results page of
+//! `html.duckduckgo.com/html/` (a scraping driver, design §11, REQ-ENG-013
+//! to -015). The request builder and the admission record are the other
+//! half, in the supervisor's `engine/duckduckgo.rs`; the fixtures are under
+//! `testdata/duckduckgo/` (PROVENANCE.md there).
+//!
+//! The page is parsed into the page reader's DOM, under the same node and
+//! depth bounds (LIM-F12). A result is a `div.result` that is not an ad
+//! (`result--ad`) nor the "no more results" block; its title and link are
+//! its `a.result__a`, its snippet the text of its `.result__snippet`, its
+//! date the `YYYY-MM-DD` start of a date the page shows beside the URL.
+//! Links wrapped in DuckDuckGo's redirect (`/l/?uddg=<target>`) are
+//! unwrapped to the target; any other link into DuckDuckGo (an ad's
+//! `y.js`) is not a result.
+//!
+//! A 403 or 429, or a page carrying the anti-bot challenge (the
+//! `challenge-form`, the `anomaly-modal` blocks), is `blocked`. A page with
+//! neither results nor DuckDuckGo's "no results" block is a structure this
+//! parser does not know: `parse_failure`, never an empty success.
+//!
+//! The text of titles and snippets leaves here decoded (entities resolved,
+//! markup gone): the supervisor cleans it as decoded text.
+
+use html5ever::local_name;
+use rypsok_proto::{EngineFailure, EngineHit, EngineParse, is_iso_date};
+
+use crate::page::dom::{self, DOCUMENT, Data, Dom, NodeId};
+
+/// Hits kept from one page (a page holds about thirty at most).
+const MAX_HITS: usize = 50;
+
+/// Characters kept of one title or snippet before the supervisor's own
+/// bounds: enough for any the page shows, and a bound on what a hostile
+/// page can make the hits weigh.
+const MAX_TEXT_CHARS: usize = 2048;
+
+/// Parses one answer of the HTML endpoint.
+pub(crate) fn parse(status: u16, body: &[u8]) -> EngineParse {
+    if matches!(status, 403 | 429) {
+        return EngineParse::Failure(EngineFailure::Blocked);
+    }
+    if !(200..300).contains(&status) {
+        return EngineParse::Failure(EngineFailure::RequestFailure);
+    }
+    let text = String::from_utf8_lossy(body);
+    let dom = dom::parse(&text, false);
+    let page = read_page(&dom);
+    if page.blocked {
+        return EngineParse::Failure(EngineFailure::Blocked);
+    }
+    if status != 200 {
+        // A 2xx other than 200 without a challenge is no results page.
+        return EngineParse::Failure(EngineFailure::RequestFailure);
+    }
+    let hits: Vec<EngineHit> = page
+        .results
+        .iter()
+        .filter_map(|&id| hit(&dom, id))
+        .take(MAX_HITS)
+        .collect();
+    if hits.is_empty() && !page.no_results {
+        return EngineParse::Failure(EngineFailure::ParseFailure);
+    }
+    EngineParse::Hits(hits)
+}
+
+/// What the page is made of.
+#[derive(Debug, Default)]
+struct Page {
+    blocked: bool,
+    no_results: bool,
+    /// The result blocks, in document order.
+    results: Vec<NodeId>,
+}
+
+fn read_page(dom: &Dom) -> Page {
+    let mut page = Page::default();
+    for id in preorder(dom, DOCUMENT) {
+        let Some(element) = dom.element(id) else {
+            continue;
+        };
+        if element.attr(&local_name!("id")) == Some("challenge-form") {
+            page.blocked = true;
+        }
+        let class = element.attr(&local_name!("class")).unwrap_or_default();
+        let mut is_result = false;
+        let mut excluded = false;
+        for word in class.split_ascii_whitespace() {
+            match word {
+                "result" => is_result = true,
+                "result--ad" | "result--no-result" => excluded = true,
+                "no-results" => page.no_results = true,
+                _ if word.starts_with("anomaly-modal") => page.blocked = true,
+                _ => {}
+            }
+        }
+        if is_result && !excluded {
+            page.results.push(id);
+        }
+    }
+    page
+}
+
+/// One result block's hit, or nothing when it has no title or no link to
+/// a web page.
+fn hit(dom: &Dom, block: NodeId) -> Option<EngineHit> {
+    let mut link = None;
+    let mut snippet = None;
+    let mut date = None;
+    for id in preorder(dom, block) {
+        let Some(element) = dom.element(id) else {
+            continue;
+        };
+        let class = element.attr(&local_name!("class")).unwrap_or_default();
+        let has = |name: &str| class.split_ascii_whitespace().any(|w| w == name);
+        if link.is_none() && has("result__a") {
+            link = Some((element.attr(&local_name!("href"))?, id));
+        } else if snippet.is_none() && has("result__snippet") {
+            snippet = Some(text_of(dom, id));
+        } else if date.is_none() && element.html_name() == Some(&local_name!("span")) {
+            date = page_date(&text_of(dom, id));
+        }
+    }
+    let (href, title_node) = link?;
+    let title = text_of(dom, title_node);
+    if title.is_empty() {
+        return None;
+    }
+    Some(EngineHit {
+        title,
+        url: target_url(href)?,
+        snippet: snippet.unwrap_or_default(),
+        date,
+    })
+}
+
+/// The URL a result link leads to: the link itself when it is an absolute
+/// http(s) URL off DuckDuckGo (scheme-relative links are https), the
+/// `uddg` target of a redirect wrapper when that is http(s); anything
+/// else is no result.
+fn target_url(href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    let absolute = if href.starts_with("//") {
+        format!("https:{href}")
+    } else if href.starts_with('/') {
+        format!("https://duckduckgo.com{href}")
+    } else {
+        href.to_owned()
+    };
+    let url = url::Url::parse(&absolute).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = url.host_str()?;
+    let own = host == "duckduckgo.com" || host.ends_with(".duckduckgo.com");
+    if !own {
+        return Some(absolute);
+    }
+    if url.path() != "/l/" && url.path() != "/l" {
+        return None;
+    }
+    let target = url
+        .query_pairs()
+        .find(|(name, _)| name == "uddg")?
+        .1
+        .into_owned();
+    let parsed = url::Url::parse(&target).ok()?;
+    let clean = !target.chars().any(|c| c.is_whitespace() || c.is_control());
+    (clean && matches!(parsed.scheme(), "http" | "https")).then_some(target)
+}
+
+/// `YYYY-MM-DD` from a date the page shows (`2025-06-23T00:00:00.0000000`,
+/// after non-breaking spaces).
+fn page_date(text: &str) -> Option<String> {
+    let day = text.trim().get(..10)?;
+    is_iso_date(day).then(|| day.to_owned())
+}
+
+/// The text under `id`, whitespace collapsed, at most
+/// [`MAX_TEXT_CHARS`] characters.
+fn text_of(dom: &Dom, id: NodeId) -> String {
+    let mut raw = String::new();
+    for node in preorder(dom, id) {
+        if let Data::Text(text) = &dom.nodes[node].data {
+            raw.push_str(text);
+            raw.push(' ');
+            if raw.len() > 4 * MAX_TEXT_CHARS {
+                break;
+            }
+        }
+    }
+    let mut out = String::new();
+    for (n, word) in raw.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    match out.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((at, _)) => out[..at].to_owned(),
+        None => out,
+    }
+}
+
+/// `root` and everything below it, in document order. The DOM's bounds
+/// keep the walk finite and its stack shallow.
+fn preorder(dom: &Dom, root: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        out.push(id);
+        let children: Vec<NodeId> = dom.children(id).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::engine::test_support::{failure, hits};
+
+    // Fixtures: testdata/duckduckgo/PROVENANCE.md.
+    const EINO: &[u8] = include_bytes!("../../testdata/duckduckgo/html_eino_2025.html");
+    const NO_MORE: &[u8] =
+        include_bytes!("../../testdata/duckduckgo/html_no_more_results_2025.html");
+    const WRAPPED: &[u8] =
+        include_bytes!("../../testdata/duckduckgo/written_redirect_wrappers_and_ad.html");
+    const CHALLENGE: &[u8] =
+        include_bytes!("../../testdata/duckduckgo/written_anomaly_challenge.html");
+
+    #[test]
+    fn reads_the_ten_results_of_a_captured_page_in_order() {
+        // Verifies: REQ-ENG-005, REQ-ENG-015
+        let hits = hits(parse(200, EINO));
+        assert_eq!(hits.len(), 10);
+        assert_eq!(hits[0].url, "https://github.com/cloudwego/eino");
+        assert_eq!(
+            hits[0].title,
+            "GitHub - cloudwego/eino: The ultimate LLM/AI application development ..."
+        );
+        assert!(
+            hits[0]
+                .snippet
+                .starts_with("Eino is a framework for building")
+        );
+        assert_eq!(hits[0].date, None);
+        assert_eq!(hits[1].date.as_deref(), Some("2025-06-23"));
+        // Entities decoded, markup gone: the supervisor cleans decoded text.
+        assert!(
+            hits[1].snippet.contains("Eino['aino]"),
+            "{}",
+            hits[1].snippet
+        );
+        assert!(hits[1].snippet.contains("\"i know\""));
+        assert_eq!(hits[9].url, "https://en.wikipedia.org/wiki/Eino");
+    }
+
+    #[test]
+    fn the_no_more_results_page_is_an_empty_answer() {
+        // Verifies: REQ-ENG-005
+        assert!(hits(parse(200, NO_MORE)).is_empty());
+    }
+
+    #[test]
+    fn unwraps_redirects_and_leaves_out_ads_and_other_targets() {
+        // Verifies: REQ-ENG-005, REQ-RANK-003 (target URLs, not the engine's wrappers)
+        let hits = hits(parse(200, WRAPPED));
+        let urls: Vec<&str> = hits.iter().map(|h| h.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://www.rust-lang.org/",
+                "https://doc.rust-lang.org/book/ch01-00-getting-started.html?q=1&r=%C3%A9",
+                "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+            ]
+        );
+        assert_eq!(
+            hits[1].title,
+            "Getting Started - The Rust Programming Language"
+        );
+        assert_eq!(
+            hits[0].snippet,
+            "A language empowering everyone to build reliable and efficient software. Rust & friends."
+        );
+        assert_eq!(
+            hits[2].snippet,
+            "Rust is a general-purpose programming language."
+        );
+    }
+
+    #[test]
+    fn a_challenge_page_or_a_refusal_is_blocked() {
+        // Verifies: REQ-ENG-009, REQ-ENG-013
+        assert_eq!(failure(parse(200, CHALLENGE)), EngineFailure::Blocked);
+        assert_eq!(failure(parse(202, CHALLENGE)), EngineFailure::Blocked);
+        assert_eq!(failure(parse(403, b"")), EngineFailure::Blocked);
+        assert_eq!(failure(parse(429, EINO)), EngineFailure::Blocked);
+    }
+
+    #[test]
+    fn an_unknown_structure_is_a_parse_failure_not_an_empty_success() {
+        // Verifies: REQ-ENG-015, REQ-ENG-006
+        for body in [
+            &b""[..],
+            b"<html><body><p>Welcome</p></body></html>",
+            b"{\"results\": []}",
+            b"<div class=\"result\"><a class=\"result__a\" href=\"javascript:x\">t</a></div>",
+        ] {
+            assert_eq!(failure(parse(200, body)), EngineFailure::ParseFailure);
+        }
+        assert_eq!(failure(parse(500, EINO)), EngineFailure::RequestFailure);
+        assert_eq!(failure(parse(204, b"")), EngineFailure::RequestFailure);
+    }
+
+    #[test]
+    fn a_page_past_the_node_bound_keeps_the_results_before_the_cut() {
+        // Verifies: REQ-ENG-015 (LIM-F12 bounds the parse)
+        let mut page = String::from("<div id=\"links\">");
+        page.push_str(
+            "<div class=\"result\"><a class=\"result__a\" href=\"https://example.org/a\">A</a></div>",
+        );
+        for _ in 0..(rypsok_proto::limits::HTML_MAX_NODES as usize) {
+            page.push_str("<i></i>");
+        }
+        page.push_str(
+            "<div class=\"result\"><a class=\"result__a\" href=\"https://example.org/b\">B</a></div>",
+        );
+        let hits = hits(parse(200, page.as_bytes()));
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].url, "https://example.org/a");
+        // Nesting past the depth bound: nothing recognisable survives.
+        let deep = "<div>".repeat(10_000)
+            + "<div class=\"result\"><a class=\"result__a\" href=\"https://example.org/c\">C</a></div>";
+        assert_eq!(
+            failure(parse(200, deep.as_bytes())),
+            EngineFailure::ParseFailure
+        );
+    }
+
+    #[test]
+    fn text_is_bounded() {
+        // Verifies: REQ-ENG-015
+        let page = format!(
+            "<div class=\"result\"><a class=\"result__a\" href=\"https://example.org/\">{}</a>\
+             <a class=\"result__snippet\">{}</a></div>",
+            "t ".repeat(20_000),
+            "é".repeat(20_000)
+        );
+        let hits = hits(parse(200, page.as_bytes()));
+        assert_eq!(hits[0].title.chars().count(), MAX_TEXT_CHARS);
+        assert_eq!(hits[0].snippet.chars().count(), MAX_TEXT_CHARS);
+    }
+}
