@@ -44,7 +44,7 @@ def main() -> None:
     ev = load_evaluate(bench)
     for name in ("articles", "mixed", "wcxb-dev"):
         gt_path = bench / name / "ground-truth.json"
-        if not gt_path.exists():
+        if not gt_path.exists() or not (out / f"{name}.json").exists():
             continue
         raw = json.loads(gt_path.read_text(encoding="utf8"))
         truth = ev.load_truth(gt_path)

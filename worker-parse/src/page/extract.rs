@@ -650,6 +650,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             _ => break,
         }
     }
+    // A table's body alone renders as rows of text: the table, which the
+    // renderer writes as one, is the root instead.
+    if is(dom, root, &local_name!("tbody"))
+        && let Some(table) = dom.nodes[root].parent
+    {
+        root = table;
+    }
     // Small link-heavy blocks inside the root are navigation of a kind,
     // unless the root itself is mostly links (a listing of linked items).
     let listing = weight[root].link * 2 > weight[root].text;
@@ -665,9 +672,12 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             continue;
         }
         // Small and mostly links; or, on a page of prose, no paragraph
-        // and many links (a "related" box, a tag list, a share row).
-        if (w.text < 600 && w.link * 10 > w.text * 7)
-            || (prose && w.para == 0 && w.link * 2 > w.text)
+        // and many links (a "related" box, a tag list, a share row). A
+        // short paragraph of the prose that is mostly a link ("For more,
+        // see chapter 4") stays.
+        if ((w.text < 600 && w.link * 10 > w.text * 7)
+            || (prose && w.para == 0 && w.link * 2 > w.text))
+            && !link_sentence_in_prose(dom, id, &weight, &skip)
         {
             skip[id] = true;
         }
@@ -686,6 +696,55 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         }
     }
     Extraction { root, skip }
+}
+
+/// Whether a node is a paragraph of one link and a few words of a
+/// sentence around it (three at least: "For more, see …", not a label
+/// such as "Read more:") set between paragraphs of prose (the element
+/// before it and the one after it, where there is one, are prose
+/// paragraphs): a sentence of the article that is mostly a link, not a
+/// block of links.
+fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+    if !is(dom, id, &local_name!("p")) || weight[id].link >= weight[id].text {
+        return false;
+    }
+    let (mut links, mut words) = (0, 0);
+    let mut stack = vec![(id, false)];
+    while let Some((n, in_link)) = stack.pop() {
+        let link = in_link || is(dom, n, &local_name!("a"));
+        links += usize::from(link && !in_link);
+        if let (Data::Text(t), false) = (&dom.nodes[n].data, link) {
+            words += t
+                .split_whitespace()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .count();
+        }
+        stack.extend(dom.children(n).map(|c| (c, link)));
+    }
+    if links != 1 || words < 3 {
+        return false;
+    }
+    let prose_para = |n: Option<NodeId>| {
+        n.is_some_and(|n| !skip[n] && is(dom, n, &local_name!("p")) && weight[n].para > 0)
+    };
+    let sibling = |mut n: Option<NodeId>, forward: bool| {
+        while let Some(c) = n {
+            if dom.element(c).is_some() {
+                return Some(c);
+            }
+            n = if forward {
+                dom.nodes[c].next
+            } else {
+                dom.nodes[c].prev
+            };
+        }
+        None
+    };
+    let before = sibling(dom.nodes[id].prev, false);
+    let after = sibling(dom.nodes[id].next, true);
+    (before.is_some() || after.is_some())
+        && (before.is_none() || prose_para(before))
+        && (after.is_none() || prose_para(after))
 }
 
 /// The text below a node, whitespace collapsed.
