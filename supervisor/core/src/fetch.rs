@@ -355,7 +355,11 @@ fn window_end(text: &str, start: usize, max_chars: usize, length: usize) -> usiz
     }
     let slack = max_chars / 10;
     // The window's last `slack` characters and the one after it.
-    let tail: Vec<char> = text.chars().skip(end - slack.min(end - start)).take(slack.min(end - start) + 1).collect();
+    let tail: Vec<char> = text
+        .chars()
+        .skip(end - slack.min(end - start))
+        .take(slack.min(end - start) + 1)
+        .collect();
     let (Some(&next), Some(&last)) = (tail.last(), tail.iter().rev().nth(1)) else {
         return end;
     };

@@ -142,6 +142,23 @@ fn heading_level(name: &LocalName) -> Option<usize> {
     })
 }
 
+/// Inline elements that only style the text they hold: a word may go on
+/// across them (`<b>I</b><span>f</span>`).
+fn is_inline_text(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("span")
+            | local_name!("font")
+            | local_name!("strong")
+            | local_name!("b")
+            | local_name!("em")
+            | local_name!("i")
+            | local_name!("u")
+            | local_name!("small")
+            | local_name!("mark")
+    )
+}
+
 fn is_block(name: &LocalName) -> bool {
     matches!(
         *name,
@@ -209,6 +226,7 @@ impl Renderer<'_> {
         if let Some((open, close, len)) = self.closed_emphasis.take()
             && close == self.line.len()
             && t.starts_with(char::is_alphanumeric)
+            && self.line.get(open..open + len) == self.line.get(close - len..close)
         {
             self.line.truncate(close - len);
             self.line.replace_range(open..open + len, "");
@@ -222,10 +240,12 @@ impl Renderer<'_> {
 
     /// Handles an element's start; returns whether to walk its children.
     fn enter(&mut self, id: NodeId, e: &Element) -> bool {
-        self.closed_emphasis = None;
         let Some(name) = e.html_name() else {
             return false;
         };
+        if !is_inline_text(name) {
+            self.closed_emphasis = None;
+        }
         if let Some(level) = heading_level(name) {
             self.flush();
             self.heading = Some(level);
@@ -341,8 +361,10 @@ impl Renderer<'_> {
     }
 
     fn exit(&mut self, e: &Element) {
-        self.closed_emphasis = None;
         let Some(name) = e.html_name() else { return };
+        if !is_inline_text(name) {
+            self.closed_emphasis = None;
+        }
         if heading_level(name).is_some() {
             self.flush();
             return;

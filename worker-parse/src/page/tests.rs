@@ -699,9 +699,11 @@ fn bold_and_italic_are_marked_but_not_inside_code() {
     let md = markdown("<body><p>Say<b> it </b>now<br><em>\nnext</em> line</p></body>");
     assert_eq!(md, "Say **it** now  \n*next* line");
     // Emphasis inside a word is decoration (a drop capital): no markers.
-    let md =
-        markdown("<body><p><b>I</b>f a drop cap, un<em>believ</em>able, <b>bold</b>.</p></body>");
-    assert_eq!(md, "If a drop cap, unbelievable, **bold**.");
+    let md = markdown(
+        "<body><p><b>I</b>f a drop cap, un<em>believ</em>able, <b>bold</b>. \
+         <strong><span>I</span></strong><span>n spans</span> too.</p></body>",
+    );
+    assert_eq!(md, "If a drop cap, unbelievable, **bold**. In spans too.");
 }
 
 // Verifies: REQ-PAGE-002 (inline code inside a table cell keeps its backticks)

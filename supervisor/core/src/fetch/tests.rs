@@ -1144,7 +1144,14 @@ fn a_window_that_would_cut_a_word_ends_before_it() {
     let first = respond("https://example.org/".into(), None, &text, false, &args(0)).unwrap();
     assert_eq!(first["content"].as_str().unwrap().chars().count(), 498);
     assert_eq!(first["next_start_char"], json!(498));
-    let second = respond("https://example.org/".into(), None, &text, false, &args(498)).unwrap();
+    let second = respond(
+        "https://example.org/".into(),
+        None,
+        &text,
+        false,
+        &args(498),
+    )
+    .unwrap();
     assert_eq!(second["content"], json!("Assigning values is next."));
     // A word longer than the window's last tenth is cut where the window
     // ends: no whitespace to end at.
