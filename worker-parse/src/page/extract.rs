@@ -682,6 +682,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             skip[id] = true;
         }
     }
+    // On a page of prose, what precedes the article's own heading or its
+    // first prose block and is mostly links (an edition menu, sign-in and
+    // subscription links, the site's name) is not the article: the
+    // content starts at the heading or the prose.
+    if prose {
+        trim_link_lead_in(dom, root, &weight, &mut skip);
+    }
     // The heading that repeats the document's title: the title is returned
     // on its own, an agent need not read it twice.
     if let Some(title) = dom.title() {
@@ -696,6 +703,62 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         }
     }
     Extraction { root, skip }
+}
+
+/// Skips, among the nodes of `root` that come before its first heading or
+/// prose paragraph (walking down into the first container that holds
+/// one), those whose text is mostly links.
+fn trim_link_lead_in(dom: &Dom, root: NodeId, weight: &[Weight], skip: &mut [bool]) {
+    let mut parent = root;
+    // Bounded by the tree's depth: each turn goes one level down.
+    'levels: loop {
+        let mut lead = Vec::new();
+        for c in dom.children(parent) {
+            if skip[c] || weight[c].text == 0 {
+                continue;
+            }
+            if weight[c].para > 0 || holds_heading(dom, c, skip) {
+                // The start is inside this child: look at what precedes it
+                // there too, unless the child is the start itself.
+                for l in lead {
+                    skip[l] = true;
+                }
+                if is_container(dom, c) && !is_heading(dom, c) {
+                    parent = c;
+                    continue 'levels;
+                }
+                break 'levels;
+            }
+            if weight[c].link * 2 > weight[c].text {
+                lead.push(c);
+            } else {
+                // Text that is not links before the start: leave it all.
+                break 'levels;
+            }
+        }
+        break;
+    }
+}
+
+fn is_heading(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| matches!(*n, local_name!("h1") | local_name!("h2")))
+}
+
+/// Whether an `<h1>` or `<h2>` not skipped is at or below a node.
+fn holds_heading(dom: &Dom, id: NodeId, skip: &[bool]) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if is_heading(dom, n) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
 }
 
 /// Whether a node is a paragraph of one link and a few words of a

@@ -766,3 +766,30 @@ fn doubly_escaped_entities_reach_the_reader_decoded() {
          Code keeps it: `&mdash;`"
     );
 }
+
+// Verifies: REQ-PAGE-002 (link lists before the article's heading are not content)
+#[test]
+fn the_content_starts_at_the_article_s_heading_after_link_lists() {
+    let page = format!(
+        "<body><div class=page><div class=top><a href=/>The Daily Site</a> \
+         <span><a href=/us>US edition</a> <a href=/uk>UK edition</a> <a href=/au>Australia edition</a></span> \
+         <a href=/signin>Sign in to your account</a> <a href=/subscribe>Subscribe now</a></div>\
+         <a href=/>The Daily Site home</a>\
+         <h1>The old bridge closes</h1><p>{}</p><p>{}</p></div></body>",
+        prose(5, "Story"),
+        prose(5, "More"),
+    );
+    let md = markdown(&page);
+    assert!(md.starts_with("# The old bridge closes\n\nStory"), "{md}");
+    assert!(md.contains("More sentence number 4"), "{md}");
+    // Text that is not links before the heading stays (a kicker, a
+    // standfirst).
+    let page = format!(
+        "<body><div class=page><div>Analysis of the week's floods by the river desk staff</div>\
+         <h1>The old bridge closes</h1><p>{}</p><p>{}</p></div></body>",
+        prose(5, "Story"),
+        prose(5, "More"),
+    );
+    let md = markdown(&page);
+    assert!(md.starts_with("Analysis of the week"), "{md}");
+}
