@@ -264,7 +264,7 @@ fn respond(
     if args.start_char >= length {
         return Err(ToolError::start_char_beyond(length as u64));
     }
-    let end = length.min(args.start_char.saturating_add(args.max_chars));
+    let end = window_end(&content.text, args.start_char, args.max_chars, length);
     let window = char_slice(&content.text, args.start_char, end);
     let truncated = end < length;
     let mut notices = Vec::new();
@@ -294,6 +294,35 @@ fn respond(
         truncated,
         next_start_char: truncated.then_some(end as u64),
     })
+}
+
+/// Where the window of at most `max_chars` characters from `start` ends
+/// (exclusive, in characters; `length` is `text`'s). When the cut would
+/// fall inside a word and a whitespace lies in the window's last tenth,
+/// the window ends after that whitespace instead, so that a word is not
+/// split across two windows; the next window starts where this one ends.
+fn window_end(text: &str, start: usize, max_chars: usize, length: usize) -> usize {
+    let end = length.min(start.saturating_add(max_chars));
+    if end >= length {
+        return end;
+    }
+    let slack = max_chars / 10;
+    // The window's last `slack` characters and the one after it.
+    let tail: Vec<char> = text
+        .chars()
+        .skip(end - slack.min(end - start))
+        .take(slack.min(end - start) + 1)
+        .collect();
+    let (Some(&next), Some(&last)) = (tail.last(), tail.iter().rev().nth(1)) else {
+        return end;
+    };
+    if next.is_whitespace() || last.is_whitespace() {
+        return end;
+    }
+    match tail.iter().rposition(|c| c.is_whitespace()) {
+        Some(i) => end - (tail.len() - 1) + i + 1,
+        None => end,
+    }
 }
 
 /// The characters `start..end` of `text`, counted in Unicode scalar values.

@@ -152,6 +152,7 @@ impl Dom {
                 out.push_str(t);
             }
         }
+        let out = super::markdown::decode_leftover(&out);
         let title = out.split_whitespace().collect::<Vec<_>>().join(" ");
         (!title.is_empty()).then_some(title)
     }

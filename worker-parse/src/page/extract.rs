@@ -650,6 +650,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             _ => break,
         }
     }
+    // A table's body alone renders as rows of text: the table, which the
+    // renderer writes as one, is the root instead.
+    if is(dom, root, &local_name!("tbody"))
+        && let Some(table) = dom.nodes[root].parent
+    {
+        root = table;
+    }
     // Small link-heavy blocks inside the root are navigation of a kind,
     // unless the root itself is mostly links (a listing of linked items).
     let listing = weight[root].link * 2 > weight[root].text;
@@ -665,12 +672,22 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             continue;
         }
         // Small and mostly links; or, on a page of prose, no paragraph
-        // and many links (a "related" box, a tag list, a share row).
-        if (w.text < 600 && w.link * 10 > w.text * 7)
-            || (prose && w.para == 0 && w.link * 2 > w.text)
+        // and many links (a "related" box, a tag list, a share row). A
+        // short paragraph of the prose that is mostly a link ("For more,
+        // see chapter 4") stays.
+        if ((w.text < 600 && w.link * 10 > w.text * 7)
+            || (prose && w.para == 0 && w.link * 2 > w.text))
+            && !link_sentence_in_prose(dom, id, &weight, &skip)
         {
             skip[id] = true;
         }
+    }
+    // On a page of prose, what precedes the article's own heading or its
+    // first prose block and is mostly links (an edition menu, sign-in and
+    // subscription links, the site's name) is not the article: the
+    // content starts at the heading or the prose.
+    if prose {
+        trim_link_lead_in(dom, root, &weight, &mut skip);
     }
     // The heading that repeats the document's title: the title is returned
     // on its own, an agent need not read it twice.
@@ -686,6 +703,111 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         }
     }
     Extraction { root, skip }
+}
+
+/// Skips, among the nodes of `root` that come before its first heading or
+/// prose paragraph (walking down into the first container that holds
+/// one), those whose text is mostly links.
+fn trim_link_lead_in(dom: &Dom, root: NodeId, weight: &[Weight], skip: &mut [bool]) {
+    let mut parent = root;
+    // Bounded by the tree's depth: each turn goes one level down.
+    'levels: loop {
+        let mut lead = Vec::new();
+        for c in dom.children(parent) {
+            if skip[c] || weight[c].text == 0 {
+                continue;
+            }
+            if weight[c].para > 0 || holds_heading(dom, c, skip) {
+                // The start is inside this child: look at what precedes it
+                // there too, unless the child is the start itself.
+                for l in lead {
+                    skip[l] = true;
+                }
+                if is_container(dom, c) && !is_heading(dom, c) {
+                    parent = c;
+                    continue 'levels;
+                }
+                break 'levels;
+            }
+            if weight[c].link * 2 > weight[c].text {
+                lead.push(c);
+            } else {
+                // Text that is not links before the start: leave it all.
+                break 'levels;
+            }
+        }
+        break;
+    }
+}
+
+fn is_heading(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| matches!(*n, local_name!("h1") | local_name!("h2")))
+}
+
+/// Whether an `<h1>` or `<h2>` not skipped is at or below a node.
+fn holds_heading(dom: &Dom, id: NodeId, skip: &[bool]) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if is_heading(dom, n) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
+}
+
+/// Whether a node is a paragraph of one link and a few words of a
+/// sentence around it (three at least: "For more, see …", not a label
+/// such as "Read more:") set between paragraphs of prose (the element
+/// before it and the one after it, where there is one, are prose
+/// paragraphs): a sentence of the article that is mostly a link, not a
+/// block of links.
+fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+    if !is(dom, id, &local_name!("p")) || weight[id].link >= weight[id].text {
+        return false;
+    }
+    let (mut links, mut words) = (0, 0);
+    let mut stack = vec![(id, false)];
+    while let Some((n, in_link)) = stack.pop() {
+        let link = in_link || is(dom, n, &local_name!("a"));
+        links += usize::from(link && !in_link);
+        if let (Data::Text(t), false) = (&dom.nodes[n].data, link) {
+            words += t
+                .split_whitespace()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .count();
+        }
+        stack.extend(dom.children(n).map(|c| (c, link)));
+    }
+    if links != 1 || words < 3 {
+        return false;
+    }
+    let prose_para = |n: Option<NodeId>| {
+        n.is_some_and(|n| !skip[n] && is(dom, n, &local_name!("p")) && weight[n].para > 0)
+    };
+    let sibling = |mut n: Option<NodeId>, forward: bool| {
+        while let Some(c) = n {
+            if dom.element(c).is_some() {
+                return Some(c);
+            }
+            n = if forward {
+                dom.nodes[c].next
+            } else {
+                dom.nodes[c].prev
+            };
+        }
+        None
+    };
+    let before = sibling(dom.nodes[id].prev, false);
+    let after = sibling(dom.nodes[id].next, true);
+    (before.is_some() || after.is_some())
+        && (before.is_none() || prose_para(before))
+        && (after.is_none() || prose_para(after))
 }
 
 /// The text below a node, whitespace collapsed.

@@ -6,6 +6,7 @@
 //! they are tabular, links only with absolute http(s) targets, images as
 //! their alternative text, and no empty headings or stray markers.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use html5ever::{LocalName, local_name};
@@ -34,6 +35,9 @@ pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>)
         last_was_item: false,
         links: Vec::new(),
         heading: None,
+        emphasis: Vec::new(),
+        code: 0,
+        closed_emphasis: None,
     };
     let mut stack = vec![Step::Enter(root)];
     while let Some(step) = stack.pop() {
@@ -105,6 +109,25 @@ struct Renderer<'a> {
     links: Vec<(usize, Option<String>)>,
     /// The level of the heading being filled.
     heading: Option<usize>,
+    /// Open emphasis (`<strong>`, `<b>`, `<em>`, `<i>`): where its text
+    /// starts in `line` (`None` once a block boundary broke it, or when
+    /// an enclosing one of the same kind already marks it), and its marker.
+    emphasis: Vec<(Option<usize>, &'static str)>,
+    /// How many code spans are open: no emphasis is marked inside one.
+    code: usize,
+    /// The emphasis just closed, if `line` ends with it: where its opening
+    /// marker starts, where its closing marker ends, the marker's length.
+    closed_emphasis: Option<(usize, usize, usize)>,
+}
+
+/// The Markdown marker of an emphasis element: `**` for strong importance
+/// (`<strong>`, `<b>`), `*` for stress (`<em>`, `<i>`).
+fn emphasis_marker(name: &LocalName) -> Option<&'static str> {
+    match *name {
+        local_name!("strong") | local_name!("b") => Some("**"),
+        local_name!("em") | local_name!("i") => Some("*"),
+        _ => None,
+    }
 }
 
 fn heading_level(name: &LocalName) -> Option<usize> {
@@ -117,6 +140,23 @@ fn heading_level(name: &LocalName) -> Option<usize> {
         local_name!("h6") => 6,
         _ => return None,
     })
+}
+
+/// Inline elements that only style the text they hold: a word may go on
+/// across them (`<b>I</b><span>f</span>`).
+fn is_inline_text(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("span")
+            | local_name!("font")
+            | local_name!("strong")
+            | local_name!("b")
+            | local_name!("em")
+            | local_name!("i")
+            | local_name!("u")
+            | local_name!("small")
+            | local_name!("mark")
+    )
 }
 
 fn is_block(name: &LocalName) -> bool {
@@ -181,7 +221,21 @@ impl Renderer<'_> {
 
     /// Appends text with whitespace collapsed.
     fn text(&mut self, t: &str) {
-        push_collapsed(&mut self.line, t);
+        // Emphasis that ends inside a word (a drop capital, a stressed
+        // syllable) is decoration: its markers would split the word.
+        if let Some((open, close, len)) = self.closed_emphasis.take()
+            && close == self.line.len()
+            && t.starts_with(char::is_alphanumeric)
+            && self.line.get(open..open + len) == self.line.get(close - len..close)
+        {
+            self.line.truncate(close - len);
+            self.line.replace_range(open..open + len, "");
+        }
+        if self.code > 0 {
+            push_collapsed(&mut self.line, t);
+        } else {
+            push_collapsed(&mut self.line, &decode_leftover(t));
+        }
     }
 
     /// Handles an element's start; returns whether to walk its children.
@@ -189,6 +243,9 @@ impl Renderer<'_> {
         let Some(name) = e.html_name() else {
             return false;
         };
+        if !is_inline_text(name) {
+            self.closed_emphasis = None;
+        }
         if let Some(level) = heading_level(name) {
             self.flush();
             self.heading = Some(level);
@@ -204,7 +261,7 @@ impl Renderer<'_> {
                 if let Some(alt) = e.attr(&local_name!("alt"))
                     && self.first_alt(alt)
                 {
-                    push_collapsed(&mut self.line, alt);
+                    push_collapsed(&mut self.line, &decode_leftover(alt));
                     push_collapsed(&mut self.line, " ");
                 }
                 false
@@ -219,6 +276,20 @@ impl Renderer<'_> {
             local_name!("code") | local_name!("kbd") | local_name!("samp") => {
                 push_collapsed(&mut self.line, "");
                 self.line.push('`');
+                self.code += 1;
+                true
+            }
+            _ if emphasis_marker(name).is_some() => {
+                let marker = emphasis_marker(name).unwrap_or_default();
+                // Inside code, a heading or the same emphasis, no marker.
+                let marked = self.code == 0
+                    && self.heading.is_none()
+                    && !self
+                        .emphasis
+                        .iter()
+                        .any(|(s, m)| s.is_some() && *m == marker);
+                self.emphasis
+                    .push((marked.then_some(self.line.len()), marker));
                 true
             }
             local_name!("pre") => {
@@ -291,6 +362,9 @@ impl Renderer<'_> {
 
     fn exit(&mut self, e: &Element) {
         let Some(name) = e.html_name() else { return };
+        if !is_inline_text(name) {
+            self.closed_emphasis = None;
+        }
         if heading_level(name).is_some() {
             self.flush();
             return;
@@ -318,11 +392,17 @@ impl Renderer<'_> {
                 }
             }
             local_name!("code") | local_name!("kbd") | local_name!("samp") => {
+                self.code = self.code.saturating_sub(1);
                 if self.line.ends_with('`') {
                     self.line.pop();
                 } else {
                     trim_end_spaces(&mut self.line);
                     self.line.push('`');
+                }
+            }
+            _ if emphasis_marker(name).is_some() => {
+                if let Some((Some(start), marker)) = self.emphasis.pop() {
+                    self.close_emphasis(start, marker);
                 }
             }
             local_name!("ul") | local_name!("ol") | local_name!("blockquote") => {
@@ -350,11 +430,38 @@ impl Renderer<'_> {
         }
     }
 
+    /// Wraps the text of `line` from `start` in an emphasis marker, the
+    /// spaces around it left outside (Markdown opens and closes emphasis
+    /// only next to text). Text without a letter or digit is not marked.
+    fn close_emphasis(&mut self, start: usize, marker: &str) {
+        let start = start.min(self.line.len());
+        let inner = self.line[start..].trim();
+        if !inner.chars().any(char::is_alphanumeric) {
+            return;
+        }
+        let all = &self.line[start..];
+        let lead = all[..all.len() - all.trim_start().len()].to_owned();
+        let trail = all[all.trim_end().len()..].to_owned();
+        // Nor inside a word that started before it.
+        if !lead.is_empty() || !self.line[..start].ends_with(char::is_alphanumeric) {
+            let marked = format!("{lead}{marker}{inner}{marker}{trail}");
+            self.line.truncate(start);
+            self.line.push_str(&marked);
+            if trail.is_empty() {
+                self.closed_emphasis = Some((start + lead.len(), self.line.len(), marker.len()));
+            }
+        }
+    }
+
     /// Writes the block being filled, if it has any text.
     fn flush(&mut self) {
-        // Links still open keep their text; their markers are dropped.
+        // Links still open keep their text; their markers are dropped, and
+        // so are open emphasis's.
         for l in &mut self.links {
             l.0 = 0;
+        }
+        for e in &mut self.emphasis {
+            e.0 = None;
         }
         let heading = self.heading.take();
         let text = std::mem::take(&mut self.line);
@@ -517,10 +624,21 @@ impl Renderer<'_> {
 
     /// A cell's text on one line; `None` when the cell holds block
     /// structure a table cell cannot show (lists, code, a table).
+    /// Code spans keep their backticks.
     fn inline_text(&self, cell: NodeId) -> Option<String> {
         let mut out = String::new();
-        let mut stack = vec![cell];
-        while let Some(n) = stack.pop() {
+        // A node to enter, or (`true`) a code span to close.
+        let mut stack = vec![(cell, false)];
+        while let Some((n, close)) = stack.pop() {
+            if close {
+                if out.ends_with('`') {
+                    out.pop();
+                } else {
+                    trim_end_spaces(&mut out);
+                    out.push('`');
+                }
+                continue;
+            }
             if self.skip[n] {
                 continue;
             }
@@ -528,6 +646,11 @@ impl Renderer<'_> {
                 Data::Text(t) => push_collapsed(&mut out, t),
                 Data::Element(e) => {
                     match e.html_name().cloned() {
+                        Some(local_name!("code") | local_name!("kbd") | local_name!("samp")) => {
+                            push_collapsed(&mut out, "");
+                            out.push('`');
+                            stack.push((n, true));
+                        }
                         Some(
                             local_name!("ul")
                             | local_name!("ol")
@@ -548,7 +671,7 @@ impl Renderer<'_> {
                     }
                     let mut child = self.dom.nodes[n].last_child;
                     while let Some(c) = child {
-                        stack.push(c);
+                        stack.push((c, false));
                         child = self.dom.nodes[c].prev;
                     }
                 }
@@ -635,6 +758,73 @@ fn absolute_http(base: Option<&Url>, href: &str) -> Option<String> {
     let s = url.as_str();
     (matches!(url.scheme(), "http" | "https") && s.len() <= HREF_MAX && !s.contains([')', ' ']))
         .then(|| s.to_owned())
+}
+
+/// Character references left in text the parser has already decoded: a
+/// source that escaped its text twice (`&amp;mdash;`, from a title or a
+/// body run through an escaping step too many) shows them to the reader
+/// as `&mdash;`, and no page means them so outside code. They are decoded
+/// here, once more and only once (the result is not scanned again):
+/// `&lt;` and `&gt;` stay, because a page about markup writes them in
+/// prose too, and so does a reference to a character the reader cannot
+/// be shown (NUL, a control character, beyond Unicode). Only complete
+/// references (with their `;`) are read.
+pub(crate) fn decode_leftover(t: &str) -> Cow<'_, str> {
+    let Some(first) = memchr::memchr(b'&', t.as_bytes()) else {
+        return Cow::Borrowed(t);
+    };
+    let mut out = String::with_capacity(t.len());
+    out.push_str(&t[..first]);
+    let mut rest = &t[first..];
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match reference(rest) {
+            Some((len, chars)) => {
+                out.extend(chars.into_iter().flatten());
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// The character reference at the start of `s` (which starts with `&`):
+/// its length in bytes and the one or two characters it stands for.
+fn reference(s: &str) -> Option<(usize, [Option<char>; 2])> {
+    let end = s.as_bytes().iter().take(34).position(|&b| b == b';')?;
+    let body = &s[1..end];
+    let shown = |c: char| !c.is_control() && c != '<' && c != '>';
+    if let Some(num) = body.strip_prefix('#') {
+        let code = match num.strip_prefix(['x', 'X']) {
+            Some(hex) if !hex.is_empty() && hex.len() <= 6 => u32::from_str_radix(hex, 16).ok()?,
+            None if !num.is_empty()
+                && num.len() <= 7
+                && num.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                num.parse().ok()?
+            }
+            _ => return None,
+        };
+        let c = char::from_u32(code).filter(|&c| shown(c))?;
+        return Some((end + 1, [Some(c), None]));
+    }
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let &(a, b) = html5ever::data::NAMED_ENTITIES.get(&s[1..=end])?;
+    let a = char::from_u32(a).filter(|&c| shown(c))?;
+    let b = if b == 0 {
+        None
+    } else {
+        Some(char::from_u32(b)?)
+    };
+    Some((end + 1, [Some(a), b]))
 }
 
 /// Appends `t` to `out`, collapsing whitespace runs (also across the join)

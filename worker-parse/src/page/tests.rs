@@ -276,7 +276,7 @@ fn huge_attributes_and_malformed_markup_are_tolerated() {
     ));
     assert_eq!(
         md,
-        "Unclosed bold mixed tags here\n\nNext [link](https://example.com/x)"
+        "Unclosed **bold *mixed*** *tags* here\n\nNext [link](https://example.com/x)"
     );
 }
 
@@ -680,4 +680,116 @@ fn forum_signatures_are_left_out() {
     assert!(md.contains("Question sentence number 1"), "{md}");
     assert!(md.contains("Answer sentence number 1"), "{md}");
     assert!(!md.contains("putting bugs in"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (emphasis is kept as Markdown, never inside code)
+#[test]
+fn bold_and_italic_are_marked_but_not_inside_code() {
+    let md = markdown(
+        "<body><p>A <strong>firm</strong> rule, an <em>aside</em>, <b>bold <i>and</i> more</b>, \
+         <i class=\"icon\"></i>nothing marked for an empty icon, \
+         <code>x <b>y</b> *z*</code> stays code.</p><h2>A <em>heading</em></h2></body>",
+    );
+    assert_eq!(
+        md,
+        "A **firm** rule, an *aside*, **bold *and* more**, nothing marked for an empty icon, \
+         `x y *z*` stays code.\n\n## A heading"
+    );
+    // Spaces and line breaks stay outside the markers.
+    let md = markdown("<body><p>Say<b> it </b>now<br><em>\nnext</em> line</p></body>");
+    assert_eq!(md, "Say **it** now  \n*next* line");
+    // Emphasis inside a word is decoration (a drop capital): no markers.
+    let md = markdown(
+        "<body><p><b>I</b>f a drop cap, un<em>believ</em>able, <b>bold</b>. \
+         <strong><span>I</span></strong><span>n spans</span> too.</p></body>",
+    );
+    assert_eq!(md, "If a drop cap, unbelievable, **bold**. In spans too.");
+}
+
+// Verifies: REQ-PAGE-002 (inline code inside a table cell keeps its backticks)
+#[test]
+fn inline_code_in_table_cells_keeps_its_backticks() {
+    let md = markdown(
+        "<body><table><tr><th>Option</th><th>Meaning</th></tr>\
+         <tr><td><code>--all</code></td><td>Every <code>crate</code> of the workspace</td></tr></table></body>",
+    );
+    assert_eq!(
+        md,
+        "| Option | Meaning |\n| --- | --- |\n| `--all` | Every `crate` of the workspace |"
+    );
+}
+
+// Verifies: REQ-PAGE-002 (a short paragraph that is mostly a link stays when it sits in the prose)
+#[test]
+fn a_short_link_paragraph_inside_the_prose_is_kept() {
+    let page = format!(
+        "<body><div class=post><p>{}</p><p>For more, see \
+         <a href=\"/ch4\">chapter four on assigning values to names</a>.</p><p>{}</p>\
+         <p><strong>Read more: <a href=\"/other\">Another story entirely about something else</a></strong></p>\
+         <p>{}</p><div class=tags><a href=/t/a>Tag one</a> <a href=/t/b>Tag two</a></div></div></body>",
+        prose(4, "Story"),
+        prose(4, "More"),
+        prose(4, "Last"),
+    );
+    let md = markdown(&page);
+    assert!(
+        md.contains(
+            "For more, see [chapter four on assigning values to names](https://example.com/ch4)."
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("Tag one"), "{md}");
+    // A label and a link is a teaser, not a sentence.
+    assert!(!md.contains("Another story"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (entities are decoded on every path, a doubly escaped one too, and text is never decoded twice over)
+#[test]
+fn doubly_escaped_entities_reach_the_reader_decoded() {
+    let PageResult::Page(page) = html(
+        "<html><head><title>Rivers &amp;mdash; a survey &amp;#8217;24</title></head>\
+         <body><h2>Floods &amp;amp; droughts</h2><p>The river&amp;rsquo;s bank &amp;#x2014; \
+         and <img src=a.jpg alt=\"a map&amp;hellip;\"> in prose, &amp;lt;p&amp;gt; stays \
+         escaped, as do &amp;bogus; and &amp;#0; and a bare &amp; sign; once: &amp;amp;amp;.</p>\
+         <p>Code keeps it: <code>&amp;mdash;</code></p></body></html>",
+    ) else {
+        panic!("no page");
+    };
+    assert_eq!(
+        page.title.as_deref(),
+        Some("Rivers \u{2014} a survey \u{2019}24")
+    );
+    assert_eq!(
+        page.markdown,
+        "## Floods & droughts\n\nThe river\u{2019}s bank \u{2014} and a map\u{2026} in prose, \
+         &lt;p&gt; stays escaped, as do &bogus; and &#0; and a bare & sign; once: &amp;.\n\n\
+         Code keeps it: `&mdash;`"
+    );
+}
+
+// Verifies: REQ-PAGE-002 (link lists before the article's heading are not content)
+#[test]
+fn the_content_starts_at_the_article_s_heading_after_link_lists() {
+    let page = format!(
+        "<body><div class=page><div class=top><a href=/>The Daily Site</a> \
+         <span><a href=/us>US edition</a> <a href=/uk>UK edition</a> <a href=/au>Australia edition</a></span> \
+         <a href=/signin>Sign in to your account</a> <a href=/subscribe>Subscribe now</a></div>\
+         <a href=/>The Daily Site home</a>\
+         <h1>The old bridge closes</h1><p>{}</p><p>{}</p></div></body>",
+        prose(5, "Story"),
+        prose(5, "More"),
+    );
+    let md = markdown(&page);
+    assert!(md.starts_with("# The old bridge closes\n\nStory"), "{md}");
+    assert!(md.contains("More sentence number 4"), "{md}");
+    // Text that is not links before the heading stays (a kicker, a
+    // standfirst).
+    let page = format!(
+        "<body><div class=page><div>Analysis of the week's floods by the river desk staff</div>\
+         <h1>The old bridge closes</h1><p>{}</p><p>{}</p></div></body>",
+        prose(5, "Story"),
+        prose(5, "More"),
+    );
+    let md = markdown(&page);
+    assert!(md.starts_with("Analysis of the week"), "{md}");
 }

@@ -1112,6 +1112,37 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
     assert!(first.await.unwrap().is_ok());
 }
 
+// Verifies: REQ-FETCH-005 (a window that would cut a word ends at the whitespace before it)
+#[test]
+fn a_window_that_would_cut_a_word_ends_before_it() {
+    use super::respond;
+    use crate::validate::FetchArgs;
+    // 497 characters, a space, then "Assigning": 500 would cut it after "As".
+    let text = format!("{} Assigning values is next.", "x".repeat(497));
+    let args = |start_char| FetchArgs {
+        url: "https://example.org/".into(),
+        max_chars: 500,
+        start_char,
+    };
+    let first = respond("https://example.org/".into(), None, &text, false, &args(0)).unwrap();
+    assert_eq!(first["content"].as_str().unwrap().chars().count(), 498);
+    assert_eq!(first["next_start_char"], json!(498));
+    let second = respond(
+        "https://example.org/".into(),
+        None,
+        &text,
+        false,
+        &args(498),
+    )
+    .unwrap();
+    assert_eq!(second["content"], json!("Assigning values is next."));
+    // A word longer than the window's last tenth is cut where the window
+    // ends: no whitespace to end at.
+    let long = format!("a {}", "y".repeat(600));
+    let cut = respond("https://example.org/".into(), None, &long, false, &args(0)).unwrap();
+    assert_eq!(cut["next_start_char"], json!(500));
+}
+
 /// Property tests (REQ-TEST-013): bounded case counts keep the run short.
 mod properties {
     use std::net::Ipv4Addr;
@@ -1148,11 +1179,11 @@ mod properties {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        // Verifies: REQ-FETCH-005, REQ-TEST-013 (reading window by window gives exactly the whole content)
+        // Verifies: REQ-FETCH-005, REQ-TEST-013 (reading window by window gives exactly the whole content; no window ends inside a word when a whitespace lies in its last tenth)
         #[test]
-        fn windows_concatenate_to_the_whole_content(
+        fn windows_concatenate_to_the_whole_content_and_end_between_words(
             chars in proptest::collection::vec(document_char(), 1..300),
-            max_chars in 1usize..64,
+            max_chars in 1usize..120,
         ) {
             let markdown: String = chars.into_iter().collect();
             let whole = clean_document_text(&markdown).text;
@@ -1175,6 +1206,17 @@ mod properties {
                 let next = out["next_start_char"].as_u64().and_then(|n| usize::try_from(n).ok());
                 let next = next.expect("a next window");
                 prop_assert_eq!(next, start_char + window.chars().count());
+                let after = whole.chars().nth(next).expect("truncated before the end");
+                let last = window.chars().last().expect("a non-empty window");
+                if !after.is_whitespace() && !last.is_whitespace() {
+                    let tail: Vec<char> = window.chars().collect();
+                    let tenth = &tail[tail.len().saturating_sub(max_chars / 10)..];
+                    prop_assert!(
+                        !tenth.iter().any(|c| c.is_whitespace()),
+                        "the window {:?} ends inside a word though a whitespace lies in its last tenth",
+                        window
+                    );
+                }
                 start_char = next;
             }
             prop_assert_eq!(read, whole);
