@@ -1,5 +1,5 @@
 //! The command line (design §13.1; REQ-OPS-001): `serve`, `check`,
-//! `--version`; usage errors exit 2 with a message on stderr.
+//! `health`, `--version`; usage errors exit 2 with a message on stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +33,13 @@ enum Command {
     },
     /// Validate the configuration: exit 0 when valid, 1 with every problem.
     Check,
+    /// Ping the HTTP listener of `serve --transport http` at the configured
+    /// `[http] bind` (with its token): exit 0 when it answers, 1 otherwise.
+    Health,
+    /// Write the manual page (roff, generated from this definition) to
+    /// stdout; the packages build theirs with it.
+    #[command(name = "__manpage", hide = true)]
+    Manpage,
     /// A worker process (started by rypsok itself).
     #[command(name = "__worker", hide = true)]
     Worker {
@@ -112,6 +119,12 @@ pub(crate) fn run() -> Result<ExitCode> {
             };
             Ok(crate::worker::run(kind, parent, log_level.into()))
         }
+        Command::Manpage => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut page)?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &page)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Check => match load(cli.config.as_deref()) {
             Ok(config) => {
                 eprintln!("configuration valid");
@@ -128,6 +141,25 @@ pub(crate) fn run() -> Result<ExitCode> {
                     eprintln!("{p}");
                 }
                 eprintln!("configuration invalid: {} problem(s)", problems.len());
+                Ok(ExitCode::from(1))
+            }
+        },
+        Command::Health => match load(cli.config.as_deref()) {
+            Ok(config) => Ok(match crate::health::check(&config) {
+                Ok(addr) => {
+                    eprintln!("healthy: the listener at {addr} answered ping");
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    eprintln!("unhealthy: {why}");
+                    ExitCode::from(1)
+                }
+            }),
+            Err(problems) => {
+                eprintln!(
+                    "unhealthy: the configuration is invalid: {} problem(s) (see `rypsok check`)",
+                    problems.len()
+                );
                 Ok(ExitCode::from(1))
             }
         },
