@@ -120,16 +120,16 @@ step_bwrap() {
         echo "$out"; echo "FAIL: check refused the workers" >&2; exit 1; }
     echo "$out"
     for kind in worker-net worker-parse; do
-        echo "$out" | grep -q "^  $kind: full;" || {
+        grep -q "^  $kind: full;" <<<"$out" || {
             echo "FAIL: $kind is not fully confined" >&2; exit 1; }
     done
-    echo "$out" | grep -q "capabilities dropped true" || { echo "FAIL: capabilities" >&2; exit 1; }
+    grep -q "capabilities dropped true" <<<"$out" || { echo "FAIL: capabilities" >&2; exit 1; }
 
     echo "-- the same under a runtime whose profile lacks the Landlock calls (Docker before 23.0)"
     out=$(sandboxed runtime-pre-23.bpf --remount-ro / -- /rypsok check 2>&1) || {
         echo "$out"; echo "FAIL: check refused the workers without Landlock" >&2; exit 1; }
     echo "$out"
-    echo "$out" | grep -q "landlock unavailable" || {
+    grep -q "landlock unavailable" <<<"$out" || {
         echo "FAIL: expected Landlock unavailable" >&2; exit 1; }
     local strict
     strict=$(mktemp -d /tmp/rypsok-config.XXXXXX)
@@ -141,7 +141,7 @@ step_bwrap() {
         echo "$out"; echo "FAIL: require_landlock = true accepted workers without Landlock" >&2; exit 1
     fi
     echo "$out"
-    echo "$out" | grep -q "serve would refuse it: the kernel offers no Landlock and \[sandbox\] require_landlock is true" || {
+    grep -q "serve would refuse it: the kernel offers no Landlock and \[sandbox\] require_landlock is true" <<<"$out" || {
         echo "FAIL: expected the require_landlock refusal" >&2; exit 1; }
     rm -rf "$strict"
 
@@ -150,7 +150,7 @@ step_bwrap() {
         echo "$out"; echo "FAIL: workers that kept inherited descriptors were accepted" >&2; exit 1
     fi
     echo "$out"
-    echo "$out" | grep -q "serve would refuse it: the worker could not set no_new_privs, close inherited descriptors" || {
+    grep -q "serve would refuse it: the worker could not set no_new_privs, close inherited descriptors" <<<"$out" || {
         echo "FAIL: expected the descriptors refusal" >&2; exit 1; }
 
     echo "-- web_search and web_fetch through all three processes, inside the sandbox"
@@ -209,7 +209,7 @@ step_deb() {
     # The man page, generated from the command line's definition.
     mkdir -p target/man
     "$BIN" __manpage | gzip -9n >target/man/rypsok.1.gz
-    cargo deb --locked --no-build --no-strip -p rypsok --target "$TARGET" --output target/debian/
+    cargo deb --locked --no-build -p rypsok --target "$TARGET" --output target/debian/
     local deb
     deb=$(ls -t target/debian/rypsok_*.deb | head -1)
     echo "package: $deb, $(stat -c %s "$deb") bytes"

@@ -120,9 +120,7 @@ pub(crate) fn run() -> Result<ExitCode> {
             Ok(crate::worker::run(kind, parent, log_level.into()))
         }
         Command::Manpage => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut page)?;
-            std::io::Write::write_all(&mut std::io::stdout().lock(), &page)?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &manpage()?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check => match load(cli.config.as_deref()) {
@@ -237,6 +235,67 @@ fn check_confinement(config: &Config) -> bool {
         }
     }
     ok
+}
+
+/// The manual page, rypsok(1), from the definition above: clap_mangen's
+/// title, synopsis and options, then each visible command with its
+/// options and values, the environment, and the exit statuses (one page,
+/// not one per command).
+fn manpage() -> Result<Vec<u8>> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let man = clap_mangen::Man::new(command.clone());
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    let roff = |text: &str| text.replace('\\', "\\e").replace('-', "\\-");
+    let mut text = String::from(".SH COMMANDS\n");
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        text.push_str(&format!(".TP\n\\fBrypsok {}\\fR", sub.get_name()));
+        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+            if let Some(long) = arg.get_long() {
+                let possible = arg.get_possible_values();
+                let values: Vec<&str> = possible
+                    .iter()
+                    .map(clap::builder::PossibleValue::get_name)
+                    .collect();
+                text.push_str(&format!(
+                    " \\fB\\-\\-{}\\fR {}",
+                    roff(long),
+                    values.join("|")
+                ));
+            }
+        }
+        text.push('\n');
+        text.push_str(&roff(
+            &sub.get_about().map(ToString::to_string).unwrap_or_default(),
+        ));
+        text.push_str(".\n");
+    }
+    text.push_str(".SH ENVIRONMENT\n");
+    for arg in command.get_arguments() {
+        if let (Some(env), Some(long)) = (arg.get_env(), arg.get_long()) {
+            text.push_str(&format!(
+                ".TP\n\\fB{}\\fR\nAs \\fB\\-\\-{}\\fR.\n",
+                env.to_string_lossy(),
+                roff(long)
+            ));
+        }
+    }
+    text.push_str(
+        ".TP\n\\fBBRAVE_API_KEY\\fR\nThe Brave Search key (the default reference of \\fBapi_key_env\\fR).\n",
+    );
+    text.push_str(
+        ".SH EXIT STATUS\n0 on success; 1 for an invalid configuration, workers refused, \
+         or an unhealthy listener; 2 for a usage error.\n",
+    );
+    text.push_str(
+        ".SH SEE ALSO\n/usr/share/doc/rypsok/README.md, /usr/share/doc/rypsok/SECURITY.md\n",
+    );
+    page.extend_from_slice(text.as_bytes());
+    Ok(page)
 }
 
 /// Loads the configuration file, or the defaults when none is named.
