@@ -33,8 +33,9 @@ enum Command {
     },
     /// Validate the configuration: exit 0 when valid, 1 with every problem.
     Check,
-    /// Ping the HTTP listener of `serve --transport http` at the configured
-    /// `[http] bind` (with its token): exit 0 when it answers, 1 otherwise.
+    /// Ask the HTTP listener of `serve --transport http` at the configured
+    /// `[http] bind` for its tools over MCP (with its token): exit 0 when it
+    /// answers, 1 otherwise.
     Health,
     /// Write the manual page (roff, generated from this definition) to
     /// stdout; the packages build theirs with it.
@@ -145,7 +146,7 @@ pub(crate) fn run() -> Result<ExitCode> {
         Command::Health => match load(cli.config.as_deref()) {
             Ok(config) => Ok(match crate::health::check(&config) {
                 Ok(addr) => {
-                    eprintln!("healthy: the listener at {addr} answered ping");
+                    eprintln!("healthy: the listener at {addr} answered tools/list");
                     ExitCode::SUCCESS
                 }
                 Err(why) => {

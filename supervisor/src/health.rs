@@ -3,12 +3,14 @@
 //! HEALTHCHECK, a Kubernetes probe, a systemd watchdog script).
 //!
 //! The listener serves one path and answers every other with 404 (design
-//! §2), so the check speaks MCP itself: one `ping` of the 2026-07-28
-//! revision, which needs no session, POSTed to `/mcp` on the configured
-//! `[http] bind` (a wildcard bind is reached on the loopback address of its
-//! family) with the configured token. Healthy means a 200 answer carrying
-//! the ping's JSON-RPC result within [`DEADLINE`]. Nothing but that one
-//! loopback or configured address is ever contacted.
+//! §2), so the check speaks MCP itself: one `tools/list` of the 2026-07-28
+//! revision, which needs no session and is served whether or not the
+//! handshake revisions are (that revision has no `ping`: the SDK answers it
+//! with method-not-found), POSTed to `/mcp` on the configured `[http] bind`
+//! (a wildcard bind is reached on the loopback address of its family) with
+//! the configured token. Healthy means a 200 answer carrying the request's
+//! JSON-RPC result within [`DEADLINE`]. Nothing but that one loopback or
+//! configured address is ever contacted.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
@@ -36,7 +38,7 @@ pub(crate) enum Unhealthy {
     Io(std::io::ErrorKind),
     /// An answer other than 200.
     Status(u16),
-    /// A 200 answer without the ping's result.
+    /// A 200 answer without the request's result.
     NoResult,
 }
 
@@ -47,7 +49,7 @@ impl std::fmt::Display for Unhealthy {
             Self::Connect(kind) => write!(f, "no connection to the listener ({kind})"),
             Self::Io(kind) => write!(f, "the exchange with the listener failed ({kind})"),
             Self::Status(code) => write!(f, "the listener answered HTTP {code}"),
-            Self::NoResult => f.write_str("the listener's answer carried no ping result"),
+            Self::NoResult => f.write_str("the listener's answer carried no result"),
         }
     }
 }
@@ -63,7 +65,7 @@ pub(crate) fn target(bind: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bind.port())
 }
 
-/// Pings the configured listener once.
+/// Asks the configured listener for its tool list once.
 pub(crate) fn check(config: &Config) -> Result<SocketAddr, Unhealthy> {
     let token = match &config.http.auth_token {
         None => None,
@@ -72,12 +74,12 @@ pub(crate) fn check(config: &Config) -> Result<SocketAddr, Unhealthy> {
         }
     };
     let addr = target(config.http.bind);
-    ping(addr, token.as_deref())?;
+    ask(addr, token.as_deref())?;
     Ok(addr)
 }
 
-/// One `ping` POSTed to `http://addr/mcp`.
-fn ping(addr: SocketAddr, token: Option<&str>) -> Result<(), Unhealthy> {
+/// One `tools/list` POSTed to `http://addr/mcp`.
+fn ask(addr: SocketAddr, token: Option<&str>) -> Result<(), Unhealthy> {
     let started = Instant::now();
     // The one connection this command opens goes to this installation's own
     // listener, named by the operator's configuration; no web address.
@@ -104,7 +106,7 @@ fn request(addr: SocketAddr, token: Option<&str>) -> Vec<u8> {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
-        "method": "ping",
+        "method": "tools/list",
         "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": REVISION,
             "io.modelcontextprotocol/clientCapabilities": {},
@@ -114,7 +116,7 @@ fn request(addr: SocketAddr, token: Option<&str>) -> Vec<u8> {
     let mut head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
          Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         MCP-Protocol-Version: {REVISION}\r\nMcp-Method: ping\r\nContent-Length: {}\r\n",
+         MCP-Protocol-Version: {REVISION}\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n",
         body.len()
     );
     if let Some(token) = token {
@@ -129,7 +131,7 @@ fn request(addr: SocketAddr, token: Option<&str>) -> Vec<u8> {
 }
 
 /// Whether an answer (head and body as read until the server closed) is a
-/// 200 carrying the ping's result, as JSON or as a server-sent event.
+/// 200 carrying the request's result, as JSON or as a server-sent event.
 pub(crate) fn judge(answer: &[u8]) -> Result<(), Unhealthy> {
     let text = String::from_utf8_lossy(answer);
     let (head, body) = text.split_once("\r\n\r\n").ok_or(Unhealthy::NoResult)?;
@@ -197,8 +199,8 @@ mod tests {
     }
 
     #[test]
-    fn only_a_200_with_the_ping_result_is_healthy() {
-        // Verifies: REQ-DEP-004 (health: a ping answered, nothing less)
+    fn only_a_200_with_the_request_result_is_healthy() {
+        // Verifies: REQ-DEP-004 (health: the request answered, nothing less)
         let json = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}";
         assert_eq!(judge(json), Ok(()));
         let sse = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n2c\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n\r\n0\r\n\r\n";

@@ -206,9 +206,9 @@ fn health(config: &Path) -> (Option<i32>, String) {
     )
 }
 
-// Verifies: REQ-DEP-002, REQ-DEP-004 (the orchestrator's health check: a ping over MCP with the token)
+// Verifies: REQ-DEP-002, REQ-DEP-004 (the orchestrator's health check: one MCP request with the token)
 #[test]
-fn health_pings_the_listener_with_its_token() {
+fn health_asks_the_listener_with_its_token() {
     let dir = TempDir::new("health");
     let token = dir.write("token", "health-check-token-0123456789\n");
     let wrong = dir.write("wrong", "another-token-9876543210\n");
