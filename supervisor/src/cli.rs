@@ -1,5 +1,5 @@
 //! The command line (design §13.1; REQ-OPS-001): `serve`, `check`,
-//! `--version`; usage errors exit 2 with a message on stderr.
+//! `health`, `--version`; usage errors exit 2 with a message on stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +33,14 @@ enum Command {
     },
     /// Validate the configuration: exit 0 when valid, 1 with every problem.
     Check,
+    /// Ask the HTTP listener of `serve --transport http` at the configured
+    /// `[http] bind` for its tools over MCP (with its token): exit 0 when it
+    /// answers, 1 otherwise.
+    Health,
+    /// Write the manual page (roff, generated from this definition) to
+    /// stdout; the packages build theirs with it.
+    #[command(name = "__manpage", hide = true)]
+    Manpage,
     /// A worker process (started by rypsok itself).
     #[command(name = "__worker", hide = true)]
     Worker {
@@ -112,6 +120,10 @@ pub(crate) fn run() -> Result<ExitCode> {
             };
             Ok(crate::worker::run(kind, parent, log_level.into()))
         }
+        Command::Manpage => {
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &manpage()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Check => match load(cli.config.as_deref()) {
             Ok(config) => {
                 eprintln!("configuration valid");
@@ -128,6 +140,25 @@ pub(crate) fn run() -> Result<ExitCode> {
                     eprintln!("{p}");
                 }
                 eprintln!("configuration invalid: {} problem(s)", problems.len());
+                Ok(ExitCode::from(1))
+            }
+        },
+        Command::Health => match load(cli.config.as_deref()) {
+            Ok(config) => Ok(match crate::health::check(&config) {
+                Ok(addr) => {
+                    eprintln!("healthy: the listener at {addr} answered tools/list");
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    eprintln!("unhealthy: {why}");
+                    ExitCode::from(1)
+                }
+            }),
+            Err(problems) => {
+                eprintln!(
+                    "unhealthy: the configuration is invalid: {} problem(s) (see `rypsok check`)",
+                    problems.len()
+                );
                 Ok(ExitCode::from(1))
             }
         },
@@ -205,6 +236,67 @@ fn check_confinement(config: &Config) -> bool {
         }
     }
     ok
+}
+
+/// The manual page, rypsok(1), from the definition above: clap_mangen's
+/// title, synopsis and options, then each visible command with its
+/// options and values, the environment, and the exit statuses (one page,
+/// not one per command).
+fn manpage() -> Result<Vec<u8>> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let man = clap_mangen::Man::new(command.clone());
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    let roff = |text: &str| text.replace('\\', "\\e").replace('-', "\\-");
+    let mut text = String::from(".SH COMMANDS\n");
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        text.push_str(&format!(".TP\n\\fBrypsok {}\\fR", sub.get_name()));
+        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+            if let Some(long) = arg.get_long() {
+                let possible = arg.get_possible_values();
+                let values: Vec<&str> = possible
+                    .iter()
+                    .map(clap::builder::PossibleValue::get_name)
+                    .collect();
+                text.push_str(&format!(
+                    " \\fB\\-\\-{}\\fR {}",
+                    roff(long),
+                    values.join("|")
+                ));
+            }
+        }
+        text.push('\n');
+        text.push_str(&roff(
+            &sub.get_about().map(ToString::to_string).unwrap_or_default(),
+        ));
+        text.push_str(".\n");
+    }
+    text.push_str(".SH ENVIRONMENT\n");
+    for arg in command.get_arguments() {
+        if let (Some(env), Some(long)) = (arg.get_env(), arg.get_long()) {
+            text.push_str(&format!(
+                ".TP\n\\fB{}\\fR\nAs \\fB\\-\\-{}\\fR.\n",
+                env.to_string_lossy(),
+                roff(long)
+            ));
+        }
+    }
+    text.push_str(
+        ".TP\n\\fBBRAVE_API_KEY\\fR\nThe Brave Search key (the default reference of \\fBapi_key_env\\fR).\n",
+    );
+    text.push_str(
+        ".SH EXIT STATUS\n0 on success; 1 for an invalid configuration, workers refused, \
+         or an unhealthy listener; 2 for a usage error.\n",
+    );
+    text.push_str(
+        ".SH SEE ALSO\n/usr/share/doc/rypsok/README.md, /usr/share/doc/rypsok/SECURITY.md\n",
+    );
+    page.extend_from_slice(text.as_bytes());
+    Ok(page)
 }
 
 /// Loads the configuration file, or the defaults when none is named.

@@ -6,6 +6,7 @@
 //! started with the hidden `__worker` subcommand (ARCHITECTURE.md).
 
 mod cli;
+mod health;
 mod http;
 mod mcp;
 mod sandbox;

@@ -19,6 +19,10 @@
 //! - `http`: `serve --transport http` on a loopback listener: every row of
 //!   the status table, connection bounds, both eras, callers, cancellation,
 //!   SIGTERM.
+//! - `packaging`: what packagers and operators copy: each host snippet in
+//!   `packaging/hosts/` started far enough to answer `initialize`,
+//!   `rypsok health` against a live listener, the manual page, the
+//!   licence, and every path the Markdown files link to or name.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
 //! - `sandbox`: each worker's confinement as the kernel shows it
@@ -42,6 +46,7 @@ mod cli;
 mod duckduckgo;
 mod fetch;
 mod http;
+mod packaging;
 mod protocol;
 mod sandbox;
 mod search;
