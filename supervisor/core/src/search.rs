@@ -305,6 +305,23 @@ async fn query_engine(
             );
             EngineAnswer::Hits(hits)
         }
+        Ok(ParseResponse::Engine(EngineParse::Paced { hits, wait_ms })) => {
+            // The provider asked for a pause: its answer counts, and the
+            // engine is skipped as rate limited until the pause is over.
+            services.health.hold(
+                id,
+                Duration::from_millis(wait_ms.min(RETRY_AFTER_MAX_S * 1000)),
+            );
+            tracing::info!(
+                event = "engine_result",
+                engine = id,
+                latency_ms,
+                count = hits.len(),
+                wait_ms,
+                "engine answered and asked for a pause"
+            );
+            EngineAnswer::Hits(hits)
+        }
         Ok(ParseResponse::Engine(EngineParse::Failure(f))) => failed(id, classify_engine(f)),
         // An answer to another request: the worker broke the protocol.
         Ok(ParseResponse::Page(_) | ParseResponse::Robots(_)) => {
