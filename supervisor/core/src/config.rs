@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use rypsok_proto::LogLevel;
 use rypsok_proto::egress::EgressPolicy;
 
+pub use crate::engine::EngineType;
 pub use load::{ConfigProblem, PROJECT_URL, load_file, load_str, read_secret};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
@@ -211,25 +212,6 @@ pub enum SecretRef {
     Env(String),
     /// A file's path; its first line, trimmed, is the secret.
     File(PathBuf),
-}
-
-/// Engine driver types (the `type` key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineType {
-    /// MediaWiki Action API.
-    Wikipedia,
-    /// Brave Search API.
-    Brave,
-}
-
-impl EngineType {
-    /// The `type` string.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Wikipedia => "wikipedia",
-            Self::Brave => "brave",
-        }
-    }
 }
 
 /// Search categories (the `category` parameter's vocabulary).

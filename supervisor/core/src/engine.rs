@@ -1,26 +1,151 @@
 //! The engine registry: one driver per engine type (REQ-ENG-001,
-//! REQ-ENG-004, REQ-ENG-010). A driver is its admission record and its
-//! request builder here, and its response parser in worker-parse under the
-//! same name. Adding an engine touches this registry, its two halves and the
-//! configuration's type list, never the pipeline.
+//! REQ-ENG-004, REQ-ENG-010, REQ-CMP-001). Configuration, engine selection,
+//! `engine_status` and the tests read the list below; nothing else names an
+//! engine.
+//!
+//! A new engine type needs exactly:
+//!
+//! 1. `engine/<name>.rs` here, holding `pub(crate) const SPEC: EngineSpec`:
+//!    its `type` string, its admission record, its configuration defaults
+//!    and checks (categories, credential rule, whether the zero
+//!    configuration enables it) and its request builder (default endpoint
+//!    included), with the builder's tests;
+//! 2. one line in the `registry!` list below (the enum variant and the
+//!    module, in the preference order of the zero configuration);
+//! 3. one variant of the wire enum `rypsok_proto::EngineKind`, named in
+//!    `SPEC.wire`;
+//! 4. `engine/<name>.rs` in worker-parse with its parser, its arm in that
+//!    crate's `parse_engine_answer` (the match over the wire enum), and its
+//!    captured answers under worker-parse's `testdata/<name>/` (with a
+//!    `PROVENANCE.md`).
+//!
+//! The tests in `engine/tests.rs` walk the whole list: every type loads
+//! from configuration, has a sound admission record, builds a request
+//! against a loopback endpoint, and parses its captured answers.
 
 mod admission;
 mod brave;
+#[cfg(test)]
+mod tests;
 mod wikipedia;
 
-pub(crate) use admission::Admission;
+pub(crate) use admission::{Admission, LanguageSupport};
 use rypsok_proto::{EngineKind, Header};
 
-use crate::config::{Category, EngineConfig, EngineType, SafeSearch};
+use crate::config::{Category, SafeSearch};
 use crate::validate::TimeRange;
 
-/// A driver this build contains.
+/// Lists the engine types: `Variant => module`, one line per engine, in the
+/// preference order of the zero configuration. Generates [`EngineType`] and
+/// its dispatch to each module's `SPEC`.
+macro_rules! registry {
+    ($($variant:ident => $module:ident),+ $(,)?) => {
+        /// Engine types (the `type` key): one per driver this build
+        /// contains.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum EngineType {
+            $(
+                #[doc = concat!("The `", stringify!($module), "` driver.")]
+                $variant,
+            )+
+        }
+
+        impl EngineType {
+            /// Every engine type, in the preference order of the zero
+            /// configuration.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The driver's specification.
+            pub(crate) const fn spec(self) -> &'static EngineSpec {
+                match self {
+                    $(Self::$variant => &$module::SPEC,)+
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    Wikipedia => wikipedia,
+    Brave => brave,
+}
+
+impl EngineType {
+    /// The `type` string.
+    pub const fn as_str(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Parses the `type` string.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|t| t.as_str() == text)
+    }
+
+    /// The admission record (REQ-CMP-001).
+    pub(crate) const fn admission(self) -> &'static Admission {
+        &self.spec().admission
+    }
+
+    /// The parser worker-parse runs on this engine's answers.
+    pub(crate) const fn wire(self) -> EngineKind {
+        self.spec().wire
+    }
+
+    /// The engine type whose answers a wire parser reads.
+    #[cfg(test)]
+    pub(crate) fn from_wire(wire: EngineKind) -> Option<Self> {
+        Self::ALL.iter().copied().find(|t| t.wire() == wire)
+    }
+
+    /// Builds the engine request for a validated query, on the operator's
+    /// endpoint template or the driver's own.
+    pub(crate) fn build(self, endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+        (self.spec().build)(endpoint, ctx)
+    }
+}
+
+/// Everything rypsok knows of one engine type, held in the driver's file.
+#[derive(Debug)]
+pub(crate) struct EngineSpec {
+    /// The `type` string; also the driver's file name, and the table name
+    /// of the engine the zero configuration sets up.
+    pub(crate) name: &'static str,
+    /// The provider's service as operators know it, for `check` messages.
+    pub(crate) display_name: &'static str,
+    /// What the provider asks of rypsok.
+    pub(crate) admission: Admission,
+    /// The parser in worker-parse.
+    pub(crate) wire: EngineKind,
+    /// Categories served when the operator lists none.
+    pub(crate) default_categories: &'static [Category],
+    /// Whether, and where by default, the engine reads a credential.
+    pub(crate) credential: CredentialRule,
+    /// The zero configuration sets this engine up (REQ-OPS-003); only
+    /// official interfaces may be in the default set (REQ-ENG-008).
+    pub(crate) in_default_set: bool,
+    /// Builds one request; `endpoint` is the operator's template.
+    pub(crate) build: fn(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest,
+}
+
+/// What a driver needs in the way of a credential (REQ-CFG-004).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Driver {
-    /// MediaWiki Action API.
-    Wikipedia,
-    /// Brave Search API.
-    Brave,
+pub(crate) enum CredentialRule {
+    /// Keyless: `api_key_env` and `api_key_file` are refused.
+    None,
+    /// Unusable without one: read from `api_key_env` or `api_key_file`,
+    /// or from this environment variable when the file names neither. An
+    /// engine whose credential cannot be read is inactive.
+    Required {
+        /// The environment variable read by default.
+        default_env: &'static str,
+    },
+}
+
+impl CredentialRule {
+    /// Whether the engine is unusable without a credential.
+    pub(crate) const fn is_required(self) -> bool {
+        matches!(self, Self::Required { .. })
+    }
 }
 
 /// An engine credential, read once at start. Its `Debug` never shows the
@@ -69,16 +194,14 @@ pub(crate) struct SearchContext<'a> {
     pub(crate) credential: Option<&'a Credential>,
 }
 
-/// What the pipeline sends for one engine: the exchange and how to parse
-/// the answer.
+/// What the pipeline sends for one engine; the engine type's `wire` names
+/// the parser of the answer.
 #[derive(Clone)]
 pub(crate) struct BuiltRequest {
     /// Absolute URL.
     pub(crate) url: String,
     /// Headers besides User-Agent (a credential header among them).
     pub(crate) headers: Vec<Header>,
-    /// The parser that reads the answer.
-    pub(crate) parser: EngineKind,
     /// Base for result URLs the parser builds.
     pub(crate) base_url: String,
 }
@@ -90,13 +213,12 @@ impl std::fmt::Debug for BuiltRequest {
         f.debug_struct("BuiltRequest")
             .field("url", &self.url)
             .field("headers", &names)
-            .field("parser", &self.parser)
             .field("base_url", &self.base_url)
             .finish()
     }
 }
 
-fn accept_json() -> Header {
+pub(crate) fn accept_json() -> Header {
     Header {
         name: "accept".to_owned(),
         value: "application/json".to_owned(),
@@ -112,61 +234,4 @@ pub(crate) fn with_query(base: &str, params: &str) -> String {
         Some(_) => "&",
     };
     format!("{base}{separator}{params}")
-}
-
-impl Driver {
-    /// The driver for a configured engine type, if this build has one.
-    pub(crate) const fn for_type(kind: EngineType) -> Self {
-        match kind {
-            EngineType::Wikipedia => Self::Wikipedia,
-            EngineType::Brave => Self::Brave,
-        }
-    }
-
-    /// The admission record (REQ-CMP-001).
-    pub(crate) const fn admission(self) -> &'static Admission {
-        match self {
-            Self::Wikipedia => &wikipedia::ADMISSION,
-            Self::Brave => &brave::ADMISSION,
-        }
-    }
-
-    /// Builds the engine request for a validated query.
-    pub(crate) fn build(self, engine: &EngineConfig, ctx: &SearchContext<'_>) -> BuiltRequest {
-        match self {
-            Self::Wikipedia => {
-                let request = wikipedia::build_request(
-                    engine.endpoint.as_deref(),
-                    ctx.lang,
-                    ctx.query,
-                    ctx.count,
-                );
-                BuiltRequest {
-                    url: request.url,
-                    headers: vec![accept_json()],
-                    parser: EngineKind::Wikipedia,
-                    base_url: request.article_base,
-                }
-            }
-            Self::Brave => {
-                let mut headers = vec![accept_json()];
-                // Without a credential the engine is inactive and never
-                // built for; were it built, Brave would refuse it as an
-                // authentication failure.
-                if let Some(credential) = ctx.credential {
-                    headers.push(Header {
-                        name: brave::TOKEN_HEADER.to_owned(),
-                        value: credential.expose().to_owned(),
-                    });
-                }
-                BuiltRequest {
-                    url: brave::build_url(engine.endpoint.as_deref(), ctx),
-                    headers,
-                    parser: EngineKind::Brave,
-                    // Brave's results carry absolute URLs.
-                    base_url: String::new(),
-                }
-            }
-        }
-    }
 }

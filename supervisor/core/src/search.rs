@@ -78,7 +78,7 @@ pub(crate) async fn search(
         if selected.len() == ENGINES_PER_CALL {
             break;
         }
-        let admission = engine.driver.admission();
+        let admission = engine.config.kind.admission();
         let skip = if args.time_range.is_some() && !admission.time_ranges {
             Some(SkipReason::TimeRange)
         } else if !admission.languages.honours(&args.language) {
@@ -255,7 +255,10 @@ async fn query_engine(
         time_range: args.time_range,
         credential: engine.credential.as_ref(),
     };
-    let built = engine.driver.build(&engine.config, &ctx);
+    let built = engine
+        .config
+        .kind
+        .build(engine.config.endpoint.as_deref(), &ctx);
     let mut headers = vec![Header {
         name: "user-agent".to_owned(),
         value: services.user_agent.clone(),
@@ -282,7 +285,7 @@ async fn query_engine(
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     services.health.record_completion(id, latency_ms);
     let parse = ParseRequest::EngineAnswer {
-        engine: built.parser,
+        engine: engine.config.kind.wire(),
         base_url: built.base_url,
         status: response.status,
         headers: response.headers,

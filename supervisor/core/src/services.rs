@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::config::{Config, EngineConfig, load::read_secret};
-use crate::engine::{Credential, Driver};
+use crate::engine::Credential;
 use crate::error::{ToolError, UnavailableReason};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
@@ -43,7 +43,6 @@ impl DisabledReason {
 #[derive(Debug)]
 pub(crate) struct ActiveEngine {
     pub(crate) config: EngineConfig,
-    pub(crate) driver: Driver,
     /// The credential, read once at start (REQ-CFG-004).
     pub(crate) credential: Option<Credential>,
     /// The driver's concurrency cap (REQ-CMP-002).
@@ -113,14 +112,13 @@ impl Services {
                 }
                 let credential = engine.credential.as_ref().and_then(read_secret).map(Credential::new);
                 let has_credential = credential.is_some();
-                let driver = Driver::for_type(engine.kind);
-                let admission = driver.admission();
-                if admission.needs_credential && !has_credential {
+                let spec = engine.kind.spec();
+                if spec.credential.is_required() && !has_credential {
                     tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
                     return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
                 }
-                let concurrency = Semaphore::new(admission.concurrency_cap as usize);
-                EngineSlot::Active(ActiveEngine { config: engine.clone(), driver, credential, concurrency })
+                let concurrency = Semaphore::new(spec.admission.concurrency_cap as usize);
+                EngineSlot::Active(ActiveEngine { config: engine.clone(), credential, concurrency })
             })
             .collect();
         let user_agent = user_agent(&config);
@@ -161,7 +159,7 @@ impl Services {
 
     pub(crate) fn attribution_required(&self, id: &str) -> bool {
         self.active_engines()
-            .any(|e| e.config.id == id && e.driver.admission().attribution_required)
+            .any(|e| e.config.id == id && e.config.kind.admission().attribution_required)
     }
 
     /// The tool definitions for this configuration, in the fixed order.

@@ -22,14 +22,13 @@ use super::{
     HttpConfig, LimitsConfig, LoggingConfig, PrivacyConfig, SafeSearch, SandboxConfig,
     SearchConfig, SecretDetection, SecretRef, ServiceConfig, StatusConfig,
 };
+use crate::engine::CredentialRule;
 use crate::limits;
 
 /// The project's address, the default operator contact and part of every
 /// User-Agent (ARCHITECTURE.md "Configuration additions").
 pub const PROJECT_URL: &str = "https://github.com/rypsok/rypsok";
 
-/// The credential reference a Brave engine uses when the file names none.
-const BRAVE_API_KEY_ENV: &str = "BRAVE_API_KEY";
 /// The default listener: loopback, where no token is needed.
 const DEFAULT_BIND: &str = "127.0.0.1:8808";
 /// The contact goes into a header: bounded so the User-Agent stays a line.
@@ -51,8 +50,6 @@ const SECRET_FILE_MAX_BYTES: u64 = 64 * 1024;
 const LANG_PLACEHOLDER: &str = "{lang}";
 const LANG_SAMPLE: &str = "en";
 
-/// Every engine type, for parsing the `type` key through `as_str`.
-const ENGINE_TYPES: [EngineType; 2] = [EngineType::Wikipedia, EngineType::Brave];
 const SAFE_SEARCH_LEVELS: [SafeSearch; 3] =
     [SafeSearch::Off, SafeSearch::Moderate, SafeSearch::Strict];
 const SECRET_DETECTIONS: [SecretDetection; 4] = [
@@ -1018,20 +1015,21 @@ fn sandbox(s: &mut Section<'_>, p: &mut Problems) -> Option<SandboxConfig> {
 }
 
 impl EngineConfig {
-    /// An engine of `kind` named `id` with every key at its default.
+    /// An engine of `kind` named `id` with every key at its driver's
+    /// default.
     fn with_defaults(id: &str, kind: EngineType) -> Self {
-        let (categories, credential) = match kind {
-            EngineType::Wikipedia => (vec![Category::General, Category::Science], None),
-            EngineType::Brave => (
-                vec![Category::General, Category::News],
-                Some(SecretRef::Env(BRAVE_API_KEY_ENV.to_owned())),
-            ),
+        let spec = kind.spec();
+        let credential = match spec.credential {
+            CredentialRule::None => None,
+            CredentialRule::Required { default_env } => {
+                Some(SecretRef::Env(default_env.to_owned()))
+            }
         };
         Self {
             id: id.to_owned(),
             kind,
             enabled: true,
-            categories,
+            categories: spec.default_categories.to_vec(),
             endpoint: None,
             timeout_ms: limits::ENGINE_TIMEOUT_MS,
             weight: 1.0,
@@ -1048,10 +1046,15 @@ fn engines(
     let path = top.key_path("engines");
     let table = match top.value("engines") {
         None => {
-            return Some(vec![
-                EngineConfig::with_defaults("wikipedia", EngineType::Wikipedia),
-                EngineConfig::with_defaults("brave", EngineType::Brave),
-            ]);
+            // The zero configuration: each default driver once, named for
+            // its type.
+            return Some(
+                EngineType::ALL
+                    .iter()
+                    .filter(|kind| kind.spec().in_default_set)
+                    .map(|&kind| EngineConfig::with_defaults(kind.as_str(), kind))
+                    .collect(),
+            );
         }
         Some(Value::Table(table)) => table,
         Some(_) => {
@@ -1117,7 +1120,7 @@ fn engine(
         }
         Lookup::Invalid => None,
         Lookup::Found(text) => {
-            let kind = ENGINE_TYPES.into_iter().find(|t| t.as_str() == text);
+            let kind = EngineType::parse(text);
             if kind.is_none() {
                 p.push(s.key_path("type"), "unknown engine type");
             }
@@ -1144,18 +1147,23 @@ fn engine(
         default_of(limits::ENGINE_TIMEOUT_MS),
     );
     let weight = weight(s, p);
-    let credential = match kind {
-        Some(EngineType::Wikipedia) => {
+    let credential = match kind.map(|kind| (kind, kind.spec().credential)) {
+        Some((kind, CredentialRule::None)) => {
             let mut credential = Lookup::Absent;
             for key in ["api_key_env", "api_key_file"] {
                 if s.value(key).is_some() {
-                    p.push(s.key_path(key), "wikipedia needs no credential");
+                    p.push(
+                        s.key_path(key),
+                        format!("{} needs no credential", kind.as_str()),
+                    );
                     credential = Lookup::Invalid;
                 }
             }
             credential
         }
-        Some(EngineType::Brave) | None => s.secret_ref(p, "api_key_env", "api_key_file"),
+        Some((_, CredentialRule::Required { .. })) | None => {
+            s.secret_ref(p, "api_key_env", "api_key_file")
+        }
     };
 
     // Type-specific defaults need the type; without one the problem is
@@ -1284,18 +1292,26 @@ fn check_cross_keys(
             }
         }
     }
-    // Wikimedia's User-Agent policy asks for a way to reach the operator
-    // (REQ-CMP-004).
-    let wikipedia_enabled = engines
-        .iter()
-        .any(|e| e.enabled && e.kind == EngineType::Wikipedia);
-    if let Some(service) = service
-        && wikipedia_enabled
-        && service.contact.is_empty()
-    {
-        p.push(
-            "service.contact",
-            "Wikipedia requires an operator contact for its User-Agent",
-        );
+    // Some providers' User-Agent policies ask for a way to reach the
+    // operator (REQ-CMP-004): one problem per such driver enabled.
+    let Some(service) = service else {
+        return;
+    };
+    if !service.contact.is_empty() {
+        return;
+    }
+    for kind in EngineType::ALL {
+        let spec = kind.spec();
+        if spec.admission.needs_contact_in_user_agent
+            && engines.iter().any(|e| e.enabled && e.kind == *kind)
+        {
+            p.push(
+                "service.contact",
+                format!(
+                    "{} requires an operator contact for its User-Agent",
+                    spec.display_name
+                ),
+            );
+        }
     }
 }

@@ -411,7 +411,7 @@ fn choice_spellings_round_trip() {
         let c = load(&format!("[logging]\nlevel = \"{}\"", level.as_str()));
         assert_eq!(c.logging.level, level);
     }
-    for kind in [EngineType::Wikipedia, EngineType::Brave] {
+    for &kind in EngineType::ALL {
         let c = load(&format!("[engines.e]\ntype = \"{}\"", kind.as_str()));
         assert_eq!(c.engines[0].kind, kind);
     }

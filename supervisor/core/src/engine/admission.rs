@@ -1,15 +1,14 @@
 //! Admission records: what a provider asks of rypsok, as engine properties
 //! (REQ-CMP-001, REQ-ENG-010). A driver ships only with its record; engine
-//! selection, the concurrency limiter, the cache and the User-Agent read
-//! these values instead of knowing engines by name.
+//! selection, the concurrency limiter, attribution and the configuration's
+//! contact check read these values instead of knowing engines by name.
+//! Every field has a reader: a property the code does not act on yet (the
+//! result cache's storage rule) is written in the driver's documentation
+//! and joins the record with the code that reads it.
 
 /// One driver's admission record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Admission {
-    /// Who runs the service.
-    pub(crate) provider: &'static str,
-    /// The official interface the driver uses (REQ-ENG-008).
-    pub(crate) interface: &'static str,
     /// The provider's published request rate, when it publishes one.
     pub(crate) rate_limit_per_minute: Option<u32>,
     /// Requests to this engine in flight at once, per process.
@@ -22,8 +21,6 @@ pub(crate) struct Admission {
     pub(crate) languages: LanguageSupport,
     /// The engine honours `time_range` (otherwise a call with one skips it).
     pub(crate) time_ranges: bool,
-    /// The provider's terms allow keeping answers in the result cache.
-    pub(crate) cacheable: bool,
     /// Results must name the engine (`engines`) whatever the operator chose
     /// (REQ-CMP-003).
     pub(crate) attribution_required: bool,
@@ -31,8 +28,6 @@ pub(crate) struct Admission {
     /// `check` refuses an empty `[service] contact` while such an engine is
     /// enabled.
     pub(crate) needs_contact_in_user_agent: bool,
-    /// The engine is unusable without an operator credential.
-    pub(crate) needs_credential: bool,
 }
 
 impl Admission {
@@ -67,17 +62,13 @@ mod tests {
     use super::*;
 
     const RECORD: Admission = Admission {
-        provider: "Example",
-        interface: "Example API",
         rate_limit_per_minute: None,
         concurrency_cap: 1,
         max_query_chars: 3,
         languages: LanguageSupport::Listed(&["en", "pt-br"]),
         time_ranges: false,
-        cacheable: false,
         attribution_required: false,
         needs_contact_in_user_agent: false,
-        needs_credential: false,
     };
 
     #[test]

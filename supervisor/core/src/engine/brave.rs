@@ -1,5 +1,6 @@
-//! Brave Search's driver, supervisor half: the admission record and the
-//! request builder (REQ-CMP-001, REQ-ENG-010, REQ-ENG-008). The parser is the
+//! Brave Search's driver, supervisor half: the admission record, the
+//! configuration defaults and the request builder (REQ-CMP-001,
+//! REQ-ENG-010, REQ-ENG-008). The parser is the
 //! other half, in worker-parse's `engine/brave.rs`; its fixtures are under
 //! worker-parse's `testdata/brave/`.
 //!
@@ -15,17 +16,35 @@
 //! A template without `/web/search` serves both categories from one URL:
 //! the parser reads either answer shape.
 
+use rypsok_proto::{EngineKind, Header};
 use url::form_urlencoded;
 
-use super::SearchContext;
-use super::admission::{Admission, LanguageSupport};
+use super::{
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, SearchContext,
+    accept_json,
+};
 use crate::config::{Category, SafeSearch};
 use crate::validate::TimeRange;
 
+/// The Brave driver. Provider: Brave Software; interface: the Brave Search
+/// API. Keeping results is a right of particular plans only ("storage
+/// rights"); the terms restrict it otherwise and the key does not tell the
+/// plan, so its answers are never to be cached.
+pub(crate) const SPEC: EngineSpec = EngineSpec {
+    name: "brave",
+    display_name: "Brave Search",
+    admission: ADMISSION,
+    wire: EngineKind::Brave,
+    default_categories: &[Category::General, Category::News],
+    credential: CredentialRule::Required {
+        default_env: "BRAVE_API_KEY",
+    },
+    in_default_set: true,
+    build,
+};
+
 /// Brave's admission record.
-pub(crate) const ADMISSION: Admission = Admission {
-    provider: "Brave Software",
-    interface: "Brave Search API",
+const ADMISSION: Admission = Admission {
     // The Free plan allows 1 request per second (its answers say
     // `X-RateLimit-Limit: 1, ...`); paid plans allow more, but the key does
     // not tell which plan it belongs to, and the lowest published rate is
@@ -45,10 +64,6 @@ pub(crate) const ADMISSION: Admission = Admission {
     languages: LanguageSupport::Listed(&LANGUAGES),
     // `freshness` pd/pw/pm/py on both endpoints.
     time_ranges: true,
-    // Keeping results is a right of particular plans only ("storage
-    // rights"); the terms restrict it otherwise, and the key does not tell
-    // the plan. Never cached.
-    cacheable: false,
     // Brave's free offer is granted on condition that the project
     // attributes Brave Search, and the plan is unknown; naming the engine on
     // its results is the attribution rypsok can give. It costs a few tokens
@@ -57,11 +72,30 @@ pub(crate) const ADMISSION: Admission = Admission {
     // Brave identifies clients by their key and publishes no User-Agent
     // policy.
     needs_contact_in_user_agent: false,
-    needs_credential: true,
 };
 
+/// The registry's request builder: the key, when there is one, in its
+/// header.
+fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+    let mut headers = vec![accept_json()];
+    // Without a credential the engine is inactive and never built for;
+    // were it built, Brave would refuse it as an authentication failure.
+    if let Some(credential) = ctx.credential {
+        headers.push(Header {
+            name: TOKEN_HEADER.to_owned(),
+            value: credential.expose().to_owned(),
+        });
+    }
+    BuiltRequest {
+        url: build_url(endpoint, ctx),
+        headers,
+        // Brave's results carry absolute URLs.
+        base_url: String::new(),
+    }
+}
+
 /// Header that carries the key.
-pub(crate) const TOKEN_HEADER: &str = "x-subscription-token";
+const TOKEN_HEADER: &str = "x-subscription-token";
 
 /// Endpoints used when the operator sets none.
 const WEB_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";
@@ -96,7 +130,7 @@ const COUNTRIES: [&str; 37] = [
 /// `count` (within the endpoint's bound), `country`, `search_lang`,
 /// `safesearch`, and `freshness` when the call has a time range. Web
 /// requests also ask for web results only, which keeps the answer small.
-pub(crate) fn build_url(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> String {
+fn build_url(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> String {
     let news = ctx.category == Category::News;
     let base = match endpoint {
         Some(template) => {
@@ -182,11 +216,9 @@ const fn freshness(range: TimeRange) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use rypsok_proto::EngineKind;
-
     use super::*;
     use crate::config::{Config, EngineType};
-    use crate::engine::{Credential, Driver};
+    use crate::engine::Credential;
 
     const KEY: &str = "BSAtestkey0123456789abcdefghijkl";
 
@@ -413,8 +445,8 @@ mod tests {
         let credential = Credential::new(KEY.to_owned());
         let engine = engine_config();
         for category in [Category::General, Category::News] {
-            let built = Driver::Brave.build(
-                &engine,
+            let built = EngineType::Brave.build(
+                engine.endpoint.as_deref(),
                 &SearchContext {
                     credential: Some(&credential),
                     ..ctx(category)
@@ -429,11 +461,10 @@ mod tests {
                 .map(|h| h.value.as_str())
                 .collect();
             assert_eq!(tokens, [KEY]);
-            assert_eq!(built.parser, EngineKind::Brave);
             assert!(!format!("{built:?}").contains(KEY));
         }
         assert!(!format!("{credential:?}").contains(KEY));
-        let keyless = Driver::Brave.build(&engine, &ctx(Category::General));
+        let keyless = EngineType::Brave.build(engine.endpoint.as_deref(), &ctx(Category::General));
         assert!(keyless.headers.iter().all(|h| h.name != TOKEN_HEADER));
     }
 
@@ -442,10 +473,9 @@ mod tests {
         // Verifies: REQ-ENG-010, REQ-CMP-002
         assert!(ADMISSION.accepts_query(&"é".repeat(400)));
         assert!(!ADMISSION.accepts_query(&"e".repeat(401)));
-        const { assert!(ADMISSION.needs_credential) };
-        const { assert!(!ADMISSION.cacheable) };
+        assert!(SPEC.credential.is_required());
         assert_eq!(ADMISSION.concurrency_cap, 1);
-        assert_eq!(Driver::for_type(EngineType::Brave), Driver::Brave);
+        assert_eq!(EngineType::parse("brave"), Some(EngineType::Brave));
     }
 
     #[test]

@@ -1,19 +1,37 @@
-//! Wikipedia's driver, supervisor half: the admission record and the request
-//! builder (REQ-CMP-001, REQ-ENG-010, REQ-ENG-008). The parser is the other
+//! Wikipedia's driver, supervisor half: the admission record, the
+//! configuration defaults and the request builder (REQ-CMP-001,
+//! REQ-ENG-010, REQ-ENG-008). The parser is the other
 //! half, in worker-parse's `engine/wikipedia.rs`; its fixtures are under
 //! worker-parse's `testdata/wikipedia/`.
 //!
 //! The interface is the MediaWiki Action API's full-text search
 //! (`action=query&list=search`), keyless, on the language's own wiki.
 
+use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
-use super::admission::{Admission, LanguageSupport};
+use super::{
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, SearchContext,
+    accept_json,
+};
+use crate::config::Category;
+
+/// The Wikipedia driver. Provider: the Wikimedia Foundation; interface: the
+/// MediaWiki Action API's `list=search`. Answers are freely licensed text
+/// that Wikimedia's terms put no limit on keeping (cacheable).
+pub(crate) const SPEC: EngineSpec = EngineSpec {
+    name: "wikipedia",
+    display_name: "Wikipedia",
+    admission: ADMISSION,
+    wire: EngineKind::Wikipedia,
+    default_categories: &[Category::General, Category::Science],
+    credential: CredentialRule::None,
+    in_default_set: true,
+    build,
+};
 
 /// Wikipedia's admission record.
-pub(crate) const ADMISSION: Admission = Admission {
-    provider: "Wikimedia Foundation",
-    interface: "MediaWiki Action API list=search",
+const ADMISSION: Admission = Admission {
     // Wikimedia publishes no request rate for reads; its API etiquette asks
     // for consideration instead, which the concurrency cap and the tool's
     // own rate limit (LIM-C6) provide.
@@ -32,8 +50,6 @@ pub(crate) const ADMISSION: Admission = Admission {
     languages: LanguageSupport::Any,
     // `list=search` has no date filter; its `timestamp` is the last edit.
     time_ranges: false,
-    // Freely licensed text; Wikimedia's terms put no limit on keeping it.
-    cacheable: true,
     // Snippets are CC BY-SA text, whose attribution Wikimedia's terms of use
     // accept as a hyperlink or URL to the article. Every result carries its
     // article's URL, which is that link, so naming the engine as well is not
@@ -42,8 +58,17 @@ pub(crate) const ADMISSION: Admission = Admission {
     // The User-Agent policy requires contact information; without it the
     // edge answers 403 (the parser reports `blocked`).
     needs_contact_in_user_agent: true,
-    needs_credential: false,
 };
+
+/// The registry's request builder.
+fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+    let request = build_request(endpoint, ctx.lang, ctx.query, ctx.count);
+    BuiltRequest {
+        url: request.url,
+        headers: vec![accept_json()],
+        base_url: request.article_base,
+    }
+}
 
 /// Endpoint used when the operator sets none; `{lang}` is the wiki's
 /// language code.
@@ -55,7 +80,7 @@ const MAX_SRLIMIT: u32 = 50;
 
 /// One search request to Wikipedia.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct WikipediaRequest {
+struct WikipediaRequest {
     /// The URL to GET.
     pub(crate) url: String,
     /// Article path the parser builds result URLs on.
@@ -71,12 +96,7 @@ fn wiki_code(lang: &str) -> &str {
 /// `count` results (at least 1, at most 50). `endpoint` is the operator's
 /// template, `{lang}` substituted; `lang` is already validated by
 /// configuration as `[a-z]{2,3}(-[a-z0-9]+)?`.
-pub(crate) fn build_request(
-    endpoint: Option<&str>,
-    lang: &str,
-    query: &str,
-    count: u32,
-) -> WikipediaRequest {
+fn build_request(endpoint: Option<&str>, lang: &str, query: &str, count: u32) -> WikipediaRequest {
     // A wiki is named by the primary language subtag: `pt-br` searches
     // pt.wikipedia.org (regional variants live inside one wiki).
     let lang = wiki_code(lang);
