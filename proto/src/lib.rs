@@ -30,6 +30,6 @@ pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
     ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
     NetInit, NetRequest, NetResponse, PageParse, ParseRequest, ParseResponse, Profile, RobotsRule,
-    RobotsRules, SeccompLevel, ToWorker, WorkerHello, WorkerKind, is_iso_date,
+    RobotsRules, SeccompLevel, ToWorker, WorkerHello, WorkerKind, is_iso_date, iso_date_of_unix,
 };
 pub use serve::{Dispatch, serve_requests};

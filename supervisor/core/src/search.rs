@@ -44,6 +44,10 @@ const WORKER_SLACK: Duration = Duration::from_millis(100);
 /// a first place on one engine from outweighing agreement between engines.
 const RRF_K: f64 = 60.0;
 
+/// The least time a paced engine's request is given before the deadline:
+/// a pace slot later than the deadline less this is not waited for.
+const PACED_REQUEST_TIME: Duration = Duration::from_millis(1000);
+
 /// What one engine contributed.
 #[derive(Debug)]
 enum EngineAnswer {
@@ -71,6 +75,8 @@ pub(crate) async fn search(
     let mut selected: Vec<&ActiveEngine> = Vec::new();
     // The probe each selected engine carries, if its circuit was half open.
     let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
+    // When each selected engine may send: now, or a paced driver's slot.
+    let mut starts: Vec<Option<Instant>> = Vec::new();
     for engine in services.active_engines() {
         if !engine.config.categories.contains(&args.category) {
             continue;
@@ -102,15 +108,34 @@ pub(crate) async fn search(
                 Admit::RateLimited => Err(SkipReason::RateLimited),
             },
         };
+        // A paced driver (arXiv) takes the next free slot of its pace when
+        // the slot leaves the request time before the deadline; otherwise
+        // it is skipped as rate limited, its probe (if any) given back.
+        let admitted = admitted.and_then(|probe| {
+            let guard = probe.then(|| ProbeGuard::new(&services.health, &engine.config.id));
+            let Some(interval_ms) = admission.min_interval_ms else {
+                return Ok((guard, None));
+            };
+            let latest = deadline.checked_sub(PACED_REQUEST_TIME).unwrap_or(started);
+            match services.health.reserve_slot(
+                &engine.config.id,
+                Duration::from_millis(interval_ms),
+                latest,
+            ) {
+                Some(start) => Ok((guard, Some(start))),
+                None => Err(SkipReason::RateLimited),
+            }
+        });
         match admitted {
             Err(reason) => notices.push(Notice::engine(
                 NoticeCode::EngineSkipped,
                 &engine.config.id,
                 reason.as_str(),
             )),
-            Ok(probe) => {
+            Ok((guard, start)) => {
                 selected.push(engine);
-                probes.push(probe.then(|| ProbeGuard::new(&services.health, &engine.config.id)));
+                probes.push(guard);
+                starts.push(start);
             }
         }
     }
@@ -123,9 +148,15 @@ pub(crate) async fn search(
     let mut running: FuturesUnordered<_> = selected
         .iter()
         .enumerate()
-        .map(|(i, engine)| {
+        .zip(&starts)
+        .map(|((i, engine), start)| {
             let args = &args;
-            async move { (i, query_engine(services, engine, args, deadline).await) }
+            async move {
+                if let Some(start) = *start {
+                    sleep_until(start).await;
+                }
+                (i, query_engine(services, engine, args, deadline).await)
+            }
         })
         .collect();
     let mut answers: Vec<Option<EngineAnswer>> = selected.iter().map(|_| None).collect();
@@ -254,6 +285,12 @@ async fn query_engine(
         safe_search: services.config.search.safe_search,
         time_range: args.time_range,
         credential: engine.credential.as_ref(),
+        contact: &services.config.service.contact,
+        now_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            }),
     };
     let built = engine
         .config

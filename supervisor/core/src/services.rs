@@ -113,7 +113,7 @@ impl Services {
                 let credential = engine.credential.as_ref().and_then(read_secret).map(Credential::new);
                 let has_credential = credential.is_some();
                 let spec = engine.kind.spec();
-                if spec.credential.is_required() && !has_credential {
+                if (spec.credential.is_required() || engine.credential.is_some()) && !has_credential {
                     tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
                     return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
                 }

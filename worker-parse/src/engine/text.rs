@@ -153,17 +153,7 @@ pub(crate) fn ymd(year: i64, month: i64, day: i64) -> Option<String> {
 
 /// The UTC date of a Unix time in seconds (Stack Exchange's dates).
 pub(crate) fn date_of_unix(seconds: i64) -> Option<String> {
-    // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
-    let z = seconds.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    ymd(year, month, day)
+    rypsok_proto::iso_date_of_unix(seconds)
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     default_categories: &[Category::General, Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,
+    endpoint_required: false,
     build,
 };
 
@@ -40,6 +41,7 @@ const ADMISSION: Admission = Admission {
     // in parallel. Two in flight lets one call's request overlap the end of
     // another's without ever fanning out; more waits for a slot.
     concurrency_cap: 2,
+    min_interval_ms: None,
     // CirrusSearch refuses a full-text query longer than 300 characters
     // (`Searcher::MAX_TEXT_SEARCH`, measured with `mb_strlen`: code points,
     // not bytes) with `cirrussearch-query-too-long`.
