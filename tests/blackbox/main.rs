@@ -6,6 +6,9 @@
 //! Table of contents:
 //! - `brave`: Brave beside Wikipedia: the key only to Brave, merged and
 //!   attributed results, partial answers, workers without environment.
+//! - `engines`: the science, news and code engines against loopback fakes
+//!   serving their fixtures: several engines in one category, one failing,
+//!   one rate limited, a provider's backoff kept, arXiv's pace.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
 //! - `fetch`: `web_fetch` against loopback sites reached through
@@ -33,6 +36,7 @@ mod support;
 
 mod brave;
 mod cli;
+mod engines;
 mod fetch;
 mod http;
 mod protocol;
