@@ -70,7 +70,7 @@ pub(crate) fn check(config: &Config) -> Result<SocketAddr, Unhealthy> {
     let token = match &config.http.auth_token {
         None => None,
         Some(reference) => {
-            Some(rypsok_core::read_secret(reference).ok_or(Unhealthy::TokenUnreadable)?)
+            Some(crate::secrets::read_secret(reference).ok_or(Unhealthy::TokenUnreadable)?)
         }
     };
     let addr = target(config.http.bind);
