@@ -26,7 +26,10 @@ dict_of() {
         html_extract | html_skip | charset_decode | duckduckgo_answer) echo dict/html.dict ;;
         url_policy) echo dict/url.dict ;;
         config_load) echo dict/toml.dict ;;
-        wikipedia_answer | brave_answer | tool_args) echo dict/json.dict ;;
+        wikipedia_answer | brave_answer | tool_args | crossref_answer | openalex_answer \
+            | hackernews_answer | gdelt_answer | stackexchange_answer | github_answer \
+            | searxng_answer) echo dict/json.dict ;;
+        arxiv_answer) echo dict/html.dict ;;
         *) echo "" ;;
     esac
 }

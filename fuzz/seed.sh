@@ -37,6 +37,21 @@ for f in "$parse"/duckduckgo/*.html; do
 done
 { printf '\3\n'; cat "$parse/duckduckgo/written_anomaly_challenge.html"; } | seed duckduckgo_answer
 
+# The other engines: every fixture body behind a 200 (and for the error
+# fixtures, behind their own status byte as well: 3 is 429, 4 is 403, 5 is
+# 422, 7 is 503).
+for engine in crossref openalex arxiv hackernews gdelt stackexchange github searxng; do
+    for f in "$parse/$engine"/*; do
+        case $f in *.md | *.headers.txt) continue ;; esac
+        { printf '\0\n\n'; cat "$f"; } | seed "${engine}_answer"
+        case $(basename "$f") in
+            *429* | *rate* | *throttle*) { printf '\3retry-after: 5\n\n'; cat "$f"; } | seed "${engine}_answer" ;;
+            *403*) { printf '\4x-ratelimit-remaining: 0\n\n'; cat "$f"; } | seed "${engine}_answer" ;;
+            *503*) { printf '\7\n\n'; cat "$f"; } | seed "${engine}_answer" ;;
+        esac
+    done
+done
+
 # Pages: as HTML, and for the charset target behind a Content-Type line.
 for f in "$parse"/pages/*.html; do
     seed html_extract <"$f"

@@ -55,5 +55,7 @@ fuzz_target!(|data: &[u8]| {
         EngineParse::Failure(failure) => {
             assert!(!matches!(failure, EngineFailure::RateLimited { .. }));
         }
+        // The page carries no provider's pause.
+        EngineParse::Paced { .. } => panic!("a results page asks for no pause"),
     }
 });

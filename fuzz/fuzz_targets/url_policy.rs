@@ -64,14 +64,19 @@ fn check(config: &Config, text: &str) {
                 }
                 Err(e) => panic!(
                     "{text:?} admitted as {} refused: {}",
-                    admitted.url, e.message()
+                    admitted.url,
+                    e.message()
                 ),
             }
         }
         Err(e) => {
-            let position = e.detail.get("position").and_then(serde_json::Value::as_u64);
-            if e.detail.get("reason").and_then(serde_json::Value::as_str) == Some("secret_in_url")
-                && e.detail.get("kind").and_then(serde_json::Value::as_str) != Some("url_password")
+            let position = e
+                .detail()
+                .get("position")
+                .and_then(serde_json::Value::as_u64);
+            if e.detail().get("reason").and_then(serde_json::Value::as_str) == Some("secret_in_url")
+                && e.detail().get("kind").and_then(serde_json::Value::as_str)
+                    != Some("url_password")
                 && !text.contains(['%', '+'])
                 && let Some(at) = position.and_then(|p| usize::try_from(p).ok())
             {
@@ -79,8 +84,8 @@ fn check(config: &Config, text: &str) {
                 // Once: refused for the credential (or too long). Twice: still
                 // refused (a host encoded twice no longer parses).
                 match url_policy(config, &encoded) {
-                    Err(again) if again.detail.get("reason") == e.detail.get("reason") => {}
-                    Err(again) if again.detail.get("max").is_some() => {}
+                    Err(again) if again.detail().get("reason") == e.detail().get("reason") => {}
+                    Err(again) if again.detail().get("max").is_some() => {}
                     other => panic!("{text:?} refused, {encoded:?} not: {:?}", other.err()),
                 }
                 let twice = encoded.replace('%', "%25");

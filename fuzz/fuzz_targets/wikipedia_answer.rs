@@ -51,5 +51,6 @@ fuzz_target!(|data: &[u8]| {
             ..
         }) => assert!(ms <= RETRY_AFTER_MAX_S * 1000),
         EngineParse::Failure(_) => {}
+        EngineParse::Paced { .. } => panic!("this engine never asks for a pause"),
     }
 });

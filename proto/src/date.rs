@@ -32,6 +32,25 @@ pub fn is_iso_date(text: &str) -> bool {
     year >= 1 && (1..=days).contains(&day)
 }
 
+/// The UTC calendar date of a Unix time in seconds, as `YYYY-MM-DD`, when
+/// it falls in years 1 to 9999 (H. Hinnant's days-to-civil algorithm).
+pub fn iso_date_of_unix(seconds: i64) -> Option<String> {
+    let z = seconds.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !(1..=9999).contains(&year) {
+        return None;
+    }
+    let date = format!("{year:04}-{month:02}-{day:02}");
+    is_iso_date(&date).then_some(date)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub mod probe;
 pub mod probe_gate;
 mod serve;
 
-pub use date::is_iso_date;
+pub use date::{is_iso_date, iso_date_of_unix};
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,

@@ -357,6 +357,22 @@ pub enum EngineKind {
     Brave,
     /// DuckDuckGo's HTML results page (a scraping driver).
     DuckDuckGo,
+    /// Crossref REST API, works search.
+    Crossref,
+    /// OpenAlex works search.
+    OpenAlex,
+    /// arXiv API query (an Atom feed).
+    Arxiv,
+    /// Hacker News search API by Algolia.
+    HackerNews,
+    /// GDELT DOC 2.0 API, article list as JSON.
+    Gdelt,
+    /// Stack Exchange API 2.3 search.
+    StackExchange,
+    /// GitHub REST search (repositories and issues).
+    GitHub,
+    /// An operator's own SearXNG instance, JSON output.
+    Searxng,
 }
 
 /// Work for worker-parse.
@@ -435,6 +451,15 @@ pub enum EngineParse {
     Hits(Vec<EngineHit>),
     /// The answer was a failure of this class.
     Failure(EngineFailure),
+    /// Hits, and the provider asked for a pause before the next request
+    /// (Stack Exchange's `backoff`): the engine is not asked again for
+    /// `wait_ms` milliseconds (at most `RETRY_AFTER_MAX_S` seconds).
+    Paced {
+        /// Hits in the engine's order (possibly none).
+        hits: Vec<EngineHit>,
+        /// The pause the provider asked for, in milliseconds.
+        wait_ms: u64,
+    },
 }
 
 /// One engine hit, still raw provider text: the supervisor cleans it.

@@ -8,6 +8,9 @@
 //!   attributed results, partial answers, workers without environment.
 //! - `cache`: the search cache: a second identical search asks no engine
 //!   that allows storage, misses on another request, warned queries.
+//! - `engines`: the science, news and code engines against loopback fakes
+//!   serving their fixtures: several engines in one category, one failing,
+//!   one rate limited, a provider's backoff kept, arXiv's pace.
 //! - `cli`: the command line: `--version`, usage errors, `check` and every
 //!   configuration refusal, `serve` on an invalid configuration.
 //! - `duckduckgo`: the opt-in scraping driver: refused without
@@ -44,6 +47,7 @@ mod brave;
 mod cache;
 mod cli;
 mod duckduckgo;
+mod engines;
 mod fetch;
 mod http;
 mod packaging;

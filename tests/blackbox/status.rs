@@ -9,7 +9,7 @@ use crate::support::{
     workspace_file,
 };
 
-// Verifies: REQ-STATUS-001, REQ-STATUS-002, REQ-OPS-003 (zero configuration: Wikipedia closed, Brave without a key)
+// Verifies: REQ-STATUS-001, REQ-STATUS-002, REQ-OPS-003 (zero configuration: the keyless engines closed, Brave without a key)
 #[test]
 fn reports_zero_configuration_engines_in_identifier_order() {
     let mut server = Server::start(None);
@@ -19,7 +19,14 @@ fn reports_zero_configuration_engines_in_identifier_order() {
     assert_eq!(
         structured(&result),
         &json!({"outcome": "ok", "notices": [], "engines": [
+            {"id": "arxiv", "state": "closed", "latency_ms": null},
             {"id": "brave", "state": "disabled", "latency_ms": null, "reason": "no_credential"},
+            {"id": "crossref", "state": "closed", "latency_ms": null},
+            {"id": "gdelt", "state": "closed", "latency_ms": null},
+            {"id": "github", "state": "closed", "latency_ms": null},
+            {"id": "hackernews", "state": "closed", "latency_ms": null},
+            {"id": "openalex", "state": "closed", "latency_ms": null},
+            {"id": "stackexchange", "state": "closed", "latency_ms": null},
             {"id": "wikipedia", "state": "closed", "latency_ms": null}]})
     );
     server.await_log(

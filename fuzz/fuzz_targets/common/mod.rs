@@ -75,3 +75,59 @@ pub fn credentials(text: &str) -> Vec<String> {
         .map(|f| text.chars().skip(f.position).take(f.len).collect())
         .collect()
 }
+
+/// The invariants every engine answer parser keeps, checked for one fuzz
+/// input read as an HTTP answer for `engine`: the same answer parses the
+/// same way twice; at most fifty hits, each with a title and an http(s) URL
+/// with an authority, without whitespace or control characters, within
+/// LIM-F9, dates real `YYYY-MM-DD`; a delay (Retry-After, a backoff, a
+/// pause) within its cap.
+pub fn check_engine_answer(engine: rypsok_proto::EngineKind, data: &[u8]) {
+    use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
+    use rypsok_proto::{EngineFailure, EngineParse, ParseRequest, ParseResponse, is_iso_date};
+
+    let answer = answer(data);
+    let request = || ParseRequest::EngineAnswer {
+        engine,
+        base_url: String::new(),
+        status: answer.status,
+        headers: answer.headers.clone(),
+        body: answer.body.to_vec(),
+    };
+    let ParseResponse::Engine(result) = rypsok_worker_parse::parse(request()) else {
+        panic!("an engine answer gives an engine result");
+    };
+    let ParseResponse::Engine(again) = rypsok_worker_parse::parse(request()) else {
+        panic!("an engine answer gives an engine result");
+    };
+    assert_eq!(result, again);
+    let cap = RETRY_AFTER_MAX_S * 1000;
+    let hits = match result {
+        EngineParse::Hits(hits) => hits,
+        EngineParse::Paced { hits, wait_ms } => {
+            assert!(wait_ms <= cap);
+            hits
+        }
+        EngineParse::Failure(EngineFailure::RateLimited {
+            retry_after_ms: Some(ms),
+            ..
+        }) => {
+            assert!(ms <= cap);
+            return;
+        }
+        EngineParse::Failure(_) => return,
+    };
+    assert!(hits.len() <= 50);
+    for hit in hits {
+        assert!(!hit.title.trim().is_empty());
+        assert!(hit.url.chars().count() <= URL_MAX_CHARS);
+        let lower = hit.url.to_ascii_lowercase();
+        let rest = lower
+            .strip_prefix("https://")
+            .or_else(|| lower.strip_prefix("http://"))
+            .expect("an http(s) URL");
+        assert!(!rest.starts_with(['/', '?', '#']) && !rest.is_empty());
+        assert!(!hit.url.chars().any(|c| c.is_whitespace() || c.is_control()));
+        assert!(hit.date.as_deref().is_none_or(is_iso_date));
+    }
+}

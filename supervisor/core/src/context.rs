@@ -78,8 +78,9 @@ pub fn user_agent(config: &Config) -> String {
 
 impl Context {
     /// `credentials` holds each engine's credential by engine id, as the
-    /// adapter read it once at start (REQ-CFG-004); an engine that needs one
-    /// and has none is inactive, with one log line (REQ-OPS-003).
+    /// adapter read it once at start (REQ-CFG-004); an engine that needs one,
+    /// or whose operator named one, and has none is inactive, with one log
+    /// line (REQ-OPS-003).
     pub(crate) fn new(
         config: Arc<Config>,
         net: Arc<dyn NetPort>,
@@ -97,7 +98,7 @@ impl Context {
                 let credential = credentials.get(&id).cloned().map(Credential::new);
                 let has_credential = credential.is_some();
                 let spec = engine.kind.spec();
-                if spec.credential.is_required() && !has_credential {
+                if (spec.credential.is_required() || engine.credential.is_some()) && !has_credential {
                     tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
                     return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
                 }

@@ -24,8 +24,16 @@
 //! against a loopback endpoint, and parses its captured answers.
 
 mod admission;
+mod arxiv;
 mod brave;
+mod crossref;
 mod duckduckgo;
+mod gdelt;
+mod github;
+mod hackernews;
+mod openalex;
+mod searxng;
+mod stackexchange;
 #[cfg(test)]
 mod tests;
 mod wikipedia;
@@ -69,6 +77,14 @@ registry! {
     Wikipedia => wikipedia,
     Brave => brave,
     DuckDuckGo => duckduckgo,
+    Crossref => crossref,
+    OpenAlex => openalex,
+    Arxiv => arxiv,
+    HackerNews => hackernews,
+    Gdelt => gdelt,
+    StackExchange => stackexchange,
+    GitHub => github,
+    Searxng => searxng,
 }
 
 impl EngineType {
@@ -131,6 +147,10 @@ pub(crate) struct EngineSpec {
     /// How the parser hands over titles and snippets, which picks their
     /// cleaner (design §9).
     pub(crate) text: ResultText,
+    /// The driver has no endpoint of its own (an operator's own instance):
+    /// `check` refuses an engine of this type without `endpoint`, and the
+    /// zero configuration never sets it up.
+    pub(crate) endpoint_required: bool,
     /// Builds one request; `endpoint` is the operator's template.
     pub(crate) build: fn(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest,
 }
@@ -159,6 +179,11 @@ pub(crate) enum CredentialRule {
         /// The environment variable read by default.
         default_env: &'static str,
     },
+    /// Usable without one, with a higher allowance with one: read only
+    /// when the operator names `api_key_env` or `api_key_file`; an engine
+    /// whose named credential cannot be read is inactive (the operator
+    /// asked for it).
+    Optional,
 }
 
 impl CredentialRule {
@@ -212,6 +237,44 @@ pub(crate) struct SearchContext<'a> {
     pub(crate) time_range: Option<TimeRange>,
     /// The engine's credential, when it has one.
     pub(crate) credential: Option<&'a Credential>,
+    /// `[service] contact`, for providers that take a contact as a
+    /// parameter as well as in the User-Agent (REQ-CMP-004).
+    pub(crate) contact: &'a str,
+    /// The time of the call, in seconds since the Unix epoch: time ranges
+    /// become provider dates from it.
+    pub(crate) now_unix: i64,
+}
+
+impl SearchContext<'_> {
+    /// The Unix time at which the call's time range begins, if it has one.
+    pub(crate) fn since_unix(&self) -> Option<i64> {
+        let days = match self.time_range? {
+            TimeRange::Day => 1,
+            TimeRange::Week => 7,
+            TimeRange::Month => 31,
+            TimeRange::Year => 366,
+        };
+        Some(self.now_unix.saturating_sub(days * 86_400))
+    }
+
+    /// The day the call's time range begins, as `YYYY-MM-DD`.
+    pub(crate) fn since_date(&self) -> Option<String> {
+        rypsok_proto::iso_date_of_unix(self.since_unix()?)
+    }
+
+    /// The contact when it is an e-mail address (what `mailto` parameters
+    /// take), else `None`.
+    pub(crate) fn contact_email(&self) -> Option<&str> {
+        let contact = self.contact.trim();
+        let contact = contact.strip_prefix("mailto:").unwrap_or(contact);
+        let (local, domain) = contact.split_once('@')?;
+        (!local.is_empty()
+            && domain.contains('.')
+            && !contact
+                .bytes()
+                .any(|b| b.is_ascii_whitespace() || b.is_ascii_control()))
+        .then_some(contact)
+    }
 }
 
 /// What the pipeline sends for one engine; the engine type's `wire` names

@@ -94,6 +94,12 @@ struct EngineHealth {
     circuit: Circuit,
     /// Requests sent in the last minute, for the driver's rate limit.
     sent: VecDeque<Instant>,
+    /// The provider asked for a pause (Stack Exchange's `backoff`): no
+    /// request before this instant.
+    held_until: Option<Instant>,
+    /// The earliest start of the next request of a paced driver (one
+    /// request per interval, as arXiv asks).
+    next_slot: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -162,6 +168,9 @@ impl Health {
             Circuit::Open { until, .. } if now < until => return Admit::Cooldown,
             Circuit::Open { .. } => true,
         };
+        if record.held_until.is_some_and(|until| now < until) {
+            return Admit::RateLimited;
+        }
         if let Some(limit) = per_minute {
             let window = Duration::from_secs(60);
             while record
@@ -185,6 +194,37 @@ impl Health {
         } else {
             Admit::Yes
         }
+    }
+
+    /// The provider asked for a pause of `wait` before its next request;
+    /// until then calls skip the engine as rate limited. A shorter pause
+    /// never shortens a longer one already running.
+    pub(crate) fn hold(&self, engine: &str, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut engines = self.lock();
+        let record = engines.entry(engine.to_owned()).or_default();
+        record.held_until = Some(record.held_until.map_or(until, |held| held.max(until)));
+    }
+
+    /// Reserves the start of a paced driver's next request: one request
+    /// per `interval`, the first free slot at or after now. Returns the
+    /// reserved start, or `None` (nothing reserved) when that slot is after
+    /// `latest`: the call's deadline does not leave room for it.
+    pub(crate) fn reserve_slot(
+        &self,
+        engine: &str,
+        interval: Duration,
+        latest: Instant,
+    ) -> Option<Instant> {
+        let now = Instant::now();
+        let mut engines = self.lock();
+        let record = engines.entry(engine.to_owned()).or_default();
+        let start = record.next_slot.map_or(now, |slot| slot.max(now));
+        if start > latest {
+            return None;
+        }
+        record.next_slot = Some(start + interval);
+        Some(start)
     }
 
     /// The engine answered: its circuit closes.

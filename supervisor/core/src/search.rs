@@ -63,10 +63,13 @@ pub(crate) async fn search(
         engines: selected,
         probes,
         cached,
+        starts,
     } = select::select(
         ctx.active_engines(),
         &args,
         &ctx.health,
+        started,
+        deadline,
         lookup,
         &mut notices,
     );
@@ -89,7 +92,11 @@ pub(crate) async fn search(
         .filter(|(i, _)| cached[*i].is_none())
         .map(|(i, engine)| {
             let args = &args;
+            let start = starts[i];
             async move {
+                if let Some(start) = start {
+                    sleep_until(start).await;
+                }
                 (
                     i,
                     round_trip::query_engine(ctx, engine, args, deadline).await,

@@ -19,11 +19,11 @@
 //! `X-RateLimit-Remaining: 0, 1999` and `X-RateLimit-Reset: 1, 1419704`:
 //! per second, then per month), and otherwise from `Retry-After`.
 
-use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
+use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
-use super::retry_after_ms;
+use super::{is_web_url, retry_after_ms};
 
 /// Hits kept from one answer. The supervisor asks for LIM-S3 (10); an
 /// endpoint that ignores `count` cannot make the worker build more.
@@ -201,23 +201,6 @@ fn hit(result: &Value) -> Option<EngineHit> {
     })
 }
 
-/// An absolute http(s) URL with a host, no whitespace or control
-/// characters, and no longer than a URL `web_fetch` accepts.
-fn is_web_url(url: &str) -> bool {
-    let rest = ["https://", "http://"].iter().find_map(|scheme| {
-        url.get(..scheme.len())
-            .filter(|head| head.eq_ignore_ascii_case(scheme))
-            .map(|_| &url[scheme.len()..])
-    });
-    let Some(rest) = rest else {
-        return false;
-    };
-    let authority_len = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    authority_len > 0
-        && url.chars().count() <= URL_MAX_CHARS
-        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
 /// `page_age` (`2024-12-27T15:49:55`, no zone) as `YYYY-MM-DD`, when its
 /// date part is a real calendar date.
 fn page_date(value: &str) -> Option<String> {
@@ -230,6 +213,8 @@ fn page_date(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rypsok_proto::limits::URL_MAX_CHARS;
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits};

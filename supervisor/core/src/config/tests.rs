@@ -116,11 +116,24 @@ fn empty_file_gives_the_documented_defaults() {
 }
 
 #[test]
-fn absent_engines_table_gives_wikipedia_then_brave() {
+fn absent_engines_table_gives_the_default_set_in_preference_order() {
     // Verifies: REQ-CFG-003 (default engines, in preference order)
     let engines = Config::defaults().engines;
     let ids: Vec<&str> = engines.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["wikipedia", "brave"]);
+    assert_eq!(
+        ids,
+        [
+            "wikipedia",
+            "brave",
+            "crossref",
+            "openalex",
+            "arxiv",
+            "hackernews",
+            "gdelt",
+            "stackexchange",
+            "github"
+        ]
+    );
 
     let wikipedia = &engines[0];
     assert_eq!(wikipedia.kind, EngineType::Wikipedia);
@@ -412,8 +425,13 @@ fn choice_spellings_round_trip() {
         assert_eq!(c.logging.level, level);
     }
     for &kind in EngineType::ALL {
+        let endpoint = if kind.spec().endpoint_required {
+            "\nendpoint = \"https://search.example.org/search\""
+        } else {
+            ""
+        };
         let c = load(&format!(
-            "[scraping]\nenabled = true\n[engines.e]\ntype = \"{}\"",
+            "[scraping]\nenabled = true\n[engines.e]\ntype = \"{}\"{endpoint}",
             kind.as_str()
         ));
         assert_eq!(c.engines[0].kind, kind);

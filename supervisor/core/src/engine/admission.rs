@@ -13,6 +13,11 @@ pub(crate) struct Admission {
     pub(crate) rate_limit_per_minute: Option<u32>,
     /// Requests to this engine in flight at once, per process.
     pub(crate) concurrency_cap: u32,
+    /// The provider asks for this pause between two requests (arXiv: one
+    /// request every three seconds). A call waits for the next free slot
+    /// when it falls within its deadline, and skips the engine with
+    /// `engine_skipped`, `rate_limited` when it does not.
+    pub(crate) min_interval_ms: Option<u64>,
     /// Longest query the engine accepts, in Unicode scalar values; longer
     /// queries skip the engine with `engine_skipped`, `query_too_long`.
     /// Compare with [`Admission::accepts_query`], not by hand.
@@ -68,6 +73,7 @@ mod tests {
     const RECORD: Admission = Admission {
         rate_limit_per_minute: None,
         concurrency_cap: 1,
+        min_interval_ms: None,
         max_query_chars: 3,
         languages: LanguageSupport::Listed(&["en", "pt-br"]),
         time_ranges: false,

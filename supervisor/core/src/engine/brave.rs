@@ -39,6 +39,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     in_default_set: true,
     scraping: false,
     text: ResultText::Markup,
+    endpoint_required: false,
     build,
 };
 
@@ -54,6 +55,7 @@ const ADMISSION: Admission = Admission {
     // clients that fan out show. One at a time; a second call waits for the
     // slot within its own deadline.
     concurrency_cap: 1,
+    min_interval_ms: None,
     // The API refuses a `q` longer than 400 characters or 50 words with a
     // 422 validation error. Only the character bound is an admission
     // property; a query of more than 50 words fails as `request_failure`.
@@ -235,6 +237,8 @@ mod tests {
             safe_search: SafeSearch::Moderate,
             time_range: None,
             credential: None,
+            contact: "",
+            now_unix: 0,
         }
     }
 

@@ -47,6 +47,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     scraping: true,
     // The parser reads the page's text: entities decoded, markup gone.
     text: ResultText::Decoded,
+    endpoint_required: false,
     build,
 };
 
@@ -58,6 +59,8 @@ const ADMISSION: Admission = Admission {
     rate_limit_per_minute: Some(20),
     // One page at a time, as one reader would fetch it.
     concurrency_cap: 1,
+    // The per-minute rate paces it; no fixed interval between requests.
+    min_interval_ms: None,
     // No published bound; the form's input carries no `maxlength`.
     // LIM-S1 bounds queries before this.
     max_query_chars: 500,
@@ -165,6 +168,8 @@ mod tests {
             safe_search: SafeSearch::Moderate,
             time_range: None,
             credential: None,
+            contact: "",
+            now_unix: 0,
         }
     }
 

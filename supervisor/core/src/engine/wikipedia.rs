@@ -28,6 +28,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     in_default_set: true,
     scraping: false,
     text: ResultText::Markup,
+    endpoint_required: false,
     build,
 };
 
@@ -41,6 +42,7 @@ const ADMISSION: Admission = Admission {
     // in parallel. Two in flight lets one call's request overlap the end of
     // another's without ever fanning out; more waits for a slot.
     concurrency_cap: 2,
+    min_interval_ms: None,
     // CirrusSearch refuses a full-text query longer than 300 characters
     // (`Searcher::MAX_TEXT_SEARCH`, measured with `mb_strlen`: code points,
     // not bytes) with `cirrussearch-query-too-long`.

@@ -142,3 +142,46 @@ async fn keeps_the_drivers_request_rate() {
     tokio::time::advance(Duration::from_secs(60)).await;
     assert_eq!(health.admit(E, Some(3)), Admit::Yes);
 }
+
+// Verifies: REQ-CMP-002 (a provider's requested pause is kept)
+#[tokio::test(start_paused = true)]
+async fn a_requested_pause_skips_the_engine_until_it_is_over() {
+    let health = Health::default();
+    health.hold(E, Duration::from_secs(10));
+    // A shorter pause asked later does not shorten it.
+    health.hold(E, Duration::from_secs(1));
+    assert_eq!(health.admit(E, None), Admit::RateLimited);
+    tokio::time::advance(Duration::from_secs(9)).await;
+    assert_eq!(health.admit(E, None), Admit::RateLimited);
+    tokio::time::advance(Duration::from_secs(1)).await;
+    assert_eq!(health.admit(E, None), Admit::Yes);
+    // A pause is not a failure: the circuit stays closed.
+    assert_eq!(health.state(E), CircuitState::Closed);
+}
+
+// Verifies: REQ-CMP-002, REQ-ENG-007 (a paced driver: one request per
+// interval; a slot past the deadline is not taken)
+#[tokio::test(start_paused = true)]
+async fn paced_requests_take_one_slot_per_interval_within_the_deadline() {
+    let health = Health::default();
+    let interval = Duration::from_secs(3);
+    let now = Instant::now();
+    let deadline = now + Duration::from_secs(4);
+    assert_eq!(health.reserve_slot(E, interval, deadline), Some(now));
+    assert_eq!(
+        health.reserve_slot(E, interval, deadline),
+        Some(now + interval)
+    );
+    // The third slot (6 s) is past the deadline: refused, nothing reserved.
+    assert_eq!(health.reserve_slot(E, interval, deadline), None);
+    tokio::time::advance(Duration::from_secs(6)).await;
+    assert_eq!(
+        health.reserve_slot(E, interval, Instant::now() + Duration::from_secs(1)),
+        Some(Instant::now())
+    );
+    // Engines are paced apart.
+    assert_eq!(
+        health.reserve_slot("other", interval, Instant::now()),
+        Some(Instant::now())
+    );
+}

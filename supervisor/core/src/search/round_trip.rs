@@ -62,6 +62,12 @@ pub(super) async fn query_engine(
         safe_search: ctx.config.search.safe_search,
         time_range: args.time_range,
         credential: engine.credential.as_ref(),
+        contact: &ctx.config.service.contact,
+        now_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            }),
     };
     let built = engine
         .config
@@ -111,6 +117,23 @@ pub(super) async fn query_engine(
                 latency_ms,
                 count = hits.len(),
                 "engine answered"
+            );
+            EngineAnswer::Hits(hits)
+        }
+        Ok(EngineParse::Paced { hits, wait_ms }) => {
+            // The provider asked for a pause: its answer counts, and the
+            // engine is skipped as rate limited until the pause is over.
+            ctx.health.hold(
+                id,
+                Duration::from_millis(wait_ms.min(RETRY_AFTER_MAX_S * 1000)),
+            );
+            tracing::info!(
+                event = "engine_result",
+                engine = id,
+                latency_ms,
+                count = hits.len(),
+                wait_ms,
+                "engine answered and asked for a pause"
             );
             EngineAnswer::Hits(hits)
         }

@@ -3,9 +3,12 @@
 //! notice for each engine the call's category selects but that cannot or
 //! may not be asked now. A function of the active engines, the call's
 //! arguments and the engines' health; admitting an engine takes its probe
-//! or a request of its rate.
+//! or a request of its rate, and a paced driver's next slot.
+
+use std::time::Duration;
 
 use rypsok_proto::EngineHit;
+use tokio::time::Instant;
 
 use crate::context::ActiveEngine;
 use crate::health::{Admit, CircuitState, Health, ProbeGuard};
@@ -13,14 +16,22 @@ use crate::limits::ENGINES_PER_CALL;
 use crate::response::{Notice, SkipReason};
 use crate::validate::SearchArgs;
 
+/// The least time a paced engine's request is given before the deadline:
+/// a pace slot later than the deadline less this is not waited for.
+const PACED_REQUEST_TIME: Duration = Duration::from_millis(1000);
+
 /// The engines to ask, in preference order, each with the probe it carries
 /// when its circuit was half open, or with the answer `cached` had for it;
 /// skipped engines go to `notices`, engines answered from the cache get
-/// `from_cache`.
+/// `from_cache`. A paced driver (arXiv, GDELT) is given the next free slot
+/// of its pace when the slot leaves it time before `deadline`, else it is
+/// skipped as rate limited.
 pub(super) fn select<'a>(
     engines: impl Iterator<Item = &'a ActiveEngine>,
     args: &SearchArgs,
     health: &'a Health,
+    started: Instant,
+    deadline: Instant,
     mut cached: impl FnMut(&ActiveEngine) -> Option<Vec<EngineHit>>,
     notices: &mut Vec<Notice>,
 ) -> Selected<'a> {
@@ -28,6 +39,8 @@ pub(super) fn select<'a>(
     // The probe each selected engine carries, if its circuit was half open.
     let mut probes: Vec<Option<ProbeGuard<'_>>> = Vec::new();
     let mut answers: Vec<Option<Vec<EngineHit>>> = Vec::new();
+    // When each selected engine may send: now, or a paced driver's slot.
+    let mut starts: Vec<Option<Instant>> = Vec::new();
     for engine in engines {
         if !engine.config.categories.contains(&args.category) {
             continue;
@@ -56,6 +69,7 @@ pub(super) fn select<'a>(
             selected.push(engine);
             probes.push(None);
             answers.push(Some(hits));
+            starts.push(None);
             continue;
         }
         // The circuit and the driver's rate come last: admitting takes the
@@ -69,12 +83,31 @@ pub(super) fn select<'a>(
                 Admit::RateLimited => Err(SkipReason::RateLimited),
             },
         };
+        // A paced driver takes the next free slot of its pace when the slot
+        // leaves the request time before the deadline; otherwise it is
+        // skipped as rate limited, its probe (if any) given back.
+        let admitted = admitted.and_then(|probe| {
+            let guard = probe.then(|| ProbeGuard::new(health, &engine.config.id));
+            let Some(interval_ms) = admission.min_interval_ms else {
+                return Ok((guard, None));
+            };
+            let latest = deadline.checked_sub(PACED_REQUEST_TIME).unwrap_or(started);
+            match health.reserve_slot(
+                &engine.config.id,
+                Duration::from_millis(interval_ms),
+                latest,
+            ) {
+                Some(start) => Ok((guard, Some(start))),
+                None => Err(SkipReason::RateLimited),
+            }
+        });
         match admitted {
             Err(reason) => notices.push(Notice::engine_skipped(&engine.config.id, reason)),
-            Ok(probe) => {
+            Ok((guard, start)) => {
                 selected.push(engine);
-                probes.push(probe.then(|| ProbeGuard::new(health, &engine.config.id)));
+                probes.push(guard);
                 answers.push(None);
+                starts.push(start);
             }
         }
     }
@@ -82,6 +115,7 @@ pub(super) fn select<'a>(
         engines: selected,
         probes,
         cached: answers,
+        starts,
     }
 }
 
@@ -92,4 +126,6 @@ pub(super) struct Selected<'a> {
     pub(super) probes: Vec<Option<ProbeGuard<'a>>>,
     /// The cache's answer for an engine answered from it.
     pub(super) cached: Vec<Option<Vec<EngineHit>>>,
+    /// When each engine may send: now (`None`) or a paced driver's slot.
+    pub(super) starts: Vec<Option<Instant>>,
 }

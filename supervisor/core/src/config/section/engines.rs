@@ -25,7 +25,7 @@ impl EngineConfig {
     fn with_defaults(id: &str, kind: EngineType) -> Self {
         let spec = kind.spec();
         let credential = match spec.credential {
-            CredentialRule::None => None,
+            CredentialRule::None | CredentialRule::Optional => None,
             CredentialRule::Required { default_env } => {
                 Some(SecretRef::Env(default_env.to_owned()))
             }
@@ -166,7 +166,7 @@ fn engine(
             }
             credential
         }
-        Some((_, CredentialRule::Required { .. })) | None => {
+        Some((_, CredentialRule::Required { .. } | CredentialRule::Optional)) | None => {
             s.secret_ref(p, "api_key_env", "api_key_file")
         }
     };
@@ -184,6 +184,16 @@ fn engine(
         engine.categories = categories;
     }
     engine.endpoint = endpoint?;
+    if engine.endpoint.is_none() && engine.kind.spec().endpoint_required {
+        p.push(
+            s.key_path("endpoint"),
+            format!(
+                "{} needs an endpoint: the operator's own instance",
+                engine.kind.as_str()
+            ),
+        );
+        return None;
+    }
     engine.timeout_ms = timeout_ms?;
     engine.weight = weight?;
     Some(engine)

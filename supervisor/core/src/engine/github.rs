@@ -1,0 +1,167 @@
+//! GitHub's driver, supervisor half: the admission record, the
+//! configuration defaults and the request builder (REQ-CMP-001,
+//! REQ-ENG-010, REQ-ENG-008). The parser is the other half, in
+//! worker-parse's `engine/github.rs`; its fixtures are under worker-parse's
+//! `testdata/github/`.
+//!
+//! The interface is GitHub's REST search of repositories
+//! (`/search/repositories`), keyless or with the operator's token (in the
+//! `Authorization` header). An operator's `endpoint` ending in
+//! `/search/issues` searches issues instead: the parser reads both. Sources
+//! of the record below:
+//!
+//! - Rates and query length: "Search" (<https://docs.github.com/en/rest/search/search>):
+//!   10 requests a minute without a token, 30 with one; a query of at most
+//!   256 characters (qualifiers aside).
+//! - Secondary limits (concurrency, `retry-after`): "Rate limits for the REST
+//!   API" (<https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api>).
+//! - User-Agent: every request must carry one, any will do
+//!   (<https://docs.github.com/en/rest/using-the-rest-api/getting-started-with-the-rest-api#user-agent>).
+//! - Terms: GitHub's API terms (<https://docs.github.com/en/site-policy/github-terms/github-terms-of-service#h-api-terms>)
+//!   ask for no attribution of search results.
+
+use rypsok_proto::{EngineKind, Header};
+use url::form_urlencoded;
+
+use super::{
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
+};
+use crate::config::Category;
+
+/// The GitHub driver.
+pub(crate) const SPEC: EngineSpec = EngineSpec {
+    name: "github",
+    display_name: "GitHub",
+    admission: ADMISSION,
+    wire: EngineKind::GitHub,
+    default_categories: &[Category::Code],
+    credential: CredentialRule::Optional,
+    in_default_set: true,
+    scraping: false,
+    text: ResultText::Markup,
+    endpoint_required: false,
+    build,
+};
+
+/// GitHub's admission record.
+const ADMISSION: Admission = Admission {
+    // The keyless search rate, which holds with or without a token.
+    rate_limit_per_minute: Some(10),
+    // The secondary limits punish parallel search requests.
+    concurrency_cap: 1,
+    min_interval_ms: None,
+    // 256 characters of query text.
+    max_query_chars: 256,
+    // Repositories of every language are searched alike.
+    languages: LanguageSupport::Any,
+    // `pushed:>=YYYY-MM-DD`.
+    time_ranges: true,
+    // The API terms say nothing clear on keeping answers: not kept.
+    cacheable: false,
+    attribution_required: false,
+    needs_contact_in_user_agent: false,
+};
+
+/// Endpoint used when the operator sets none.
+const DEFAULT_ENDPOINT: &str = "https://api.github.com/search/repositories";
+
+/// Largest `per_page` asked for.
+const MAX_PER_PAGE: u32 = 50;
+
+/// The registry's request builder.
+fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+    let base = endpoint
+        .unwrap_or(DEFAULT_ENDPOINT)
+        .replace("{lang}", ctx.lang);
+    let mut q = ctx.query.to_owned();
+    if let Some(since) = ctx.since_date() {
+        let qualifier = if base
+            .split('?')
+            .next()
+            .is_some_and(|p| p.ends_with("/issues"))
+        {
+            "created"
+        } else {
+            "pushed"
+        };
+        q.push_str(&format!(" {qualifier}:>={since}"));
+    }
+    let per_page = ctx.count.clamp(1, MAX_PER_PAGE).to_string();
+    let params = form_urlencoded::Serializer::new(String::new())
+        .append_pair("q", &q)
+        .append_pair("per_page", &per_page)
+        .finish();
+    let mut headers = vec![
+        Header {
+            name: "accept".to_owned(),
+            value: "application/vnd.github+json".to_owned(),
+        },
+        Header {
+            name: "x-github-api-version".to_owned(),
+            value: "2022-11-28".to_owned(),
+        },
+    ];
+    if let Some(token) = ctx.credential {
+        headers.push(Header {
+            name: "authorization".to_owned(),
+            value: format!("Bearer {}", token.expose()),
+        });
+    }
+    BuiltRequest {
+        url: super::with_query(&base, &params),
+        headers,
+        base_url: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SafeSearch;
+    use crate::engine::Credential;
+    use crate::engine::tests::params;
+    use crate::validate::TimeRange;
+
+    fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
+        SearchContext {
+            lang: "en",
+            query: "tetris",
+            count: 10,
+            category: Category::Code,
+            region: "US",
+            safe_search: SafeSearch::Moderate,
+            time_range: Some(TimeRange::Year),
+            credential,
+            contact: "",
+            now_unix: 1_700_000_000,
+        }
+    }
+
+    #[test]
+    fn searches_repositories_pushed_in_the_range() {
+        // Verifies: REQ-ENG-001, REQ-SEARCH-005
+        let built = build(None, &ctx(None));
+        assert!(
+            built
+                .url
+                .starts_with("https://api.github.com/search/repositories?")
+        );
+        assert!(params(&built.url).contains(&("q".into(), "tetris pushed:>=2022-11-13".into())));
+        assert!(!built.headers.iter().any(|h| h.name == "authorization"));
+        let issues = build(Some("http://127.0.0.1:8080/search/issues"), &ctx(None));
+        assert!(params(&issues.url).contains(&("q".into(), "tetris created:>=2022-11-13".into())));
+    }
+
+    #[test]
+    fn a_token_travels_in_the_authorization_header_only() {
+        // Verifies: REQ-CFG-004, REQ-SEC-017
+        let token = Credential::new("ghp_exampletoken0123456789".to_owned());
+        let built = build(None, &ctx(Some(&token)));
+        assert!(!built.url.contains("ghp_"));
+        assert!(
+            built.headers.iter().any(
+                |h| h.name == "authorization" && h.value == "Bearer ghp_exampletoken0123456789"
+            )
+        );
+    }
+}

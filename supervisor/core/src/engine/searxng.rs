@@ -1,0 +1,136 @@
+//! SearXNG's driver, supervisor half: the admission record, the
+//! configuration defaults and the request builder (REQ-CMP-001,
+//! REQ-ENG-010). The parser is the other half, in worker-parse's
+//! `engine/searxng.rs`; its fixtures are under worker-parse's
+//! `testdata/searxng/`.
+//!
+//! The interface is the JSON output (`format=json`) of the operator's own
+//! SearXNG instance: `endpoint` is required, and the engine is never in the
+//! zero configuration. The instance must list `json` under
+//! `search.formats` in its settings. The operator answers for what the
+//! instance itself queries. Sources: the search API
+//! (<https://docs.searxng.org/dev/search_api.html>: `q`, `format`,
+//! `language`, `safesearch` 0/1/2, `time_range` day/month/year (and week on
+//! current instances), `categories`, `pageno`).
+
+use rypsok_proto::EngineKind;
+use url::form_urlencoded;
+
+use super::{
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, accept_json,
+};
+use crate::config::{Category, SafeSearch};
+use crate::validate::TimeRange;
+
+/// The SearXNG driver.
+pub(crate) const SPEC: EngineSpec = EngineSpec {
+    name: "searxng",
+    display_name: "SearXNG",
+    admission: ADMISSION,
+    wire: EngineKind::Searxng,
+    default_categories: &[Category::General],
+    credential: CredentialRule::None,
+    in_default_set: false,
+    scraping: false,
+    text: ResultText::Markup,
+    endpoint_required: true,
+    build,
+};
+
+/// SearXNG's admission record: the operator's own instance publishes no
+/// limits but the ones its operator set (its limiter).
+const ADMISSION: Admission = Admission {
+    rate_limit_per_minute: None,
+    concurrency_cap: 2,
+    min_interval_ms: None,
+    max_query_chars: 400,
+    // `language` is passed through.
+    languages: LanguageSupport::Any,
+    time_ranges: true,
+    // The instance relays other providers' answers, whose terms are unknown: not kept.
+    cacheable: false,
+    // The instance merges other engines' results; rypsok names it.
+    attribution_required: false,
+    needs_contact_in_user_agent: false,
+};
+
+/// What stands in for an endpoint that configuration requires: never
+/// reached, since `check` refuses a SearXNG engine without one.
+const NO_ENDPOINT: &str = "https://searxng.invalid/search";
+
+/// The registry's request builder.
+fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+    let base = endpoint.unwrap_or(NO_ENDPOINT).replace("{lang}", ctx.lang);
+    let mut params = form_urlencoded::Serializer::new(String::new());
+    params
+        .append_pair("q", ctx.query)
+        .append_pair("format", "json")
+        .append_pair("language", ctx.lang)
+        .append_pair("safesearch", safesearch(ctx.safe_search))
+        .append_pair("categories", category(ctx.category))
+        .append_pair("pageno", "1");
+    if let Some(range) = ctx.time_range {
+        params.append_pair("time_range", time_range(range));
+    }
+    BuiltRequest {
+        url: super::with_query(&base, &params.finish()),
+        headers: vec![accept_json()],
+        base_url: String::new(),
+    }
+}
+
+const fn safesearch(level: SafeSearch) -> &'static str {
+    match level {
+        SafeSearch::Off => "0",
+        SafeSearch::Moderate => "1",
+        SafeSearch::Strict => "2",
+    }
+}
+
+/// SearXNG's category of a call's category; `code` is its `it`.
+const fn category(category: Category) -> &'static str {
+    match category {
+        Category::General => "general",
+        Category::News => "news",
+        Category::Science => "science",
+        Category::Code => "it",
+    }
+}
+
+const fn time_range(range: TimeRange) -> &'static str {
+    match range {
+        TimeRange::Day => "day",
+        TimeRange::Week => "week",
+        TimeRange::Month => "month",
+        TimeRange::Year => "year",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_the_operators_instance_for_json() {
+        // Verifies: REQ-ENG-001, REQ-SEARCH-005
+        let ctx = SearchContext {
+            lang: "de",
+            query: "rust",
+            count: 10,
+            category: Category::Code,
+            region: "DE",
+            safe_search: SafeSearch::Strict,
+            time_range: Some(TimeRange::Month),
+            credential: None,
+            contact: "",
+            now_unix: 1_700_000_000,
+        };
+        assert_eq!(
+            build(Some("http://127.0.0.1:8888/search"), &ctx).url,
+            "http://127.0.0.1:8888/search?q=rust&format=json&language=de&safesearch=2\
+             &categories=it&pageno=1&time_range=month"
+        );
+        const { assert!(SPEC.endpoint_required && !SPEC.in_default_set) };
+    }
+}
