@@ -74,67 +74,32 @@ const RETRY_AFTER_S: &str = "30";
 /// whole session's worth of gate work.
 const H2_MAX_STREAMS: u32 = 32;
 
-/// Why the listener refused something, counted under `http` (design §2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reason {
-    TooManyConnections,
-    IdleConnection,
-    /// hyper's: a request head not complete within LIM-H5 of the previous
-    /// answer, an idle keep-alive connection included.
-    HeaderTimeout,
-    NotFound,
-    Unauthorized,
-    BodyTooLarge,
-    RequestTimeout,
-    SessionLimit,
-    SdkBadRequest,
-    SdkForbidden,
-    SdkNotAcceptable,
-    SdkBodyTooLarge,
-    /// A connection past one peer's share of LIM-H1.
-    PeerConnections,
-    /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
-    /// surrogate escape, nesting past the parser's limit).
-    InvalidJson,
+rypsok_core::vocabulary! {
+    /// Why the listener refused something, counted under `http` (design §2).
+    Reason {
+        TooManyConnections => "too_many_connections",
+        IdleConnection => "idle_connection",
+        /// hyper's: a request head not complete within LIM-H5 of the previous
+        /// answer, an idle keep-alive connection included.
+        HeaderTimeout => "header_timeout",
+        NotFound => "not_found",
+        Unauthorized => "unauthorized",
+        BodyTooLarge => "body_too_large",
+        RequestTimeout => "request_timeout",
+        SessionLimit => "session_limit",
+        SdkBadRequest => "sdk_bad_request",
+        SdkForbidden => "sdk_forbidden",
+        SdkNotAcceptable => "sdk_not_acceptable",
+        SdkBodyTooLarge => "sdk_body_too_large",
+        /// A connection past one peer's share of LIM-H1.
+        PeerConnections => "too_many_from_peer",
+        /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
+        /// surrogate escape, nesting past the parser's limit).
+        InvalidJson => "invalid_json",
+    }
 }
 
 impl Reason {
-    const ALL: [Self; 14] = [
-        Self::TooManyConnections,
-        Self::IdleConnection,
-        Self::HeaderTimeout,
-        Self::NotFound,
-        Self::Unauthorized,
-        Self::BodyTooLarge,
-        Self::RequestTimeout,
-        Self::SessionLimit,
-        Self::SdkBadRequest,
-        Self::SdkForbidden,
-        Self::SdkNotAcceptable,
-        Self::SdkBodyTooLarge,
-        Self::PeerConnections,
-        Self::InvalidJson,
-    ];
-
-    const fn as_str(self) -> &'static str {
-        match self {
-            Self::TooManyConnections => "too_many_connections",
-            Self::IdleConnection => "idle_connection",
-            Self::HeaderTimeout => "header_timeout",
-            Self::NotFound => "not_found",
-            Self::Unauthorized => "unauthorized",
-            Self::BodyTooLarge => "body_too_large",
-            Self::RequestTimeout => "request_timeout",
-            Self::SessionLimit => "session_limit",
-            Self::SdkBadRequest => "sdk_bad_request",
-            Self::SdkForbidden => "sdk_forbidden",
-            Self::SdkNotAcceptable => "sdk_not_acceptable",
-            Self::SdkBodyTooLarge => "sdk_body_too_large",
-            Self::PeerConnections => "too_many_from_peer",
-            Self::InvalidJson => "invalid_json",
-        }
-    }
-
     /// Whether each refusal writes an `http_refused` line (the table's
     /// "Logged as" column). The others are only counted: a flood of them
     /// must not write a flood of lines.

@@ -7,6 +7,9 @@
 //! engine drivers (category, safe search, time range) are declared here.
 
 /// Declares a closed vocabulary: `Name { Variant => "word", ... }`.
+/// Exported so that the adapter's own vocabularies (the HTTP listener's
+/// refusal reasons) are written the same way.
+#[macro_export]
 macro_rules! vocabulary {
     ($(#[$m:meta])* $vis:vis $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal,)+ }) => {
         $(#[$m])*
@@ -33,7 +36,7 @@ macro_rules! vocabulary {
     };
 }
 
-pub(crate) use vocabulary;
+pub(crate) use crate::vocabulary;
 
 // The vocabularies that the configuration, the tools' arguments and the
 // engine drivers share live here, below all three, so that none of them
