@@ -399,3 +399,42 @@ async fn kills_a_parser_that_answers_another_kind_of_request() {
     assert_eq!(again, Err(PortError::WorkerFailed));
     std::fs::remove_file(&script).unwrap();
 }
+
+// Verifies: REQ-MCP-007, REQ-AGG-006 (a cancelled call's parse is stopped without failing another caller's parse queued on the same parser)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_parse_fails_no_other_callers_parse() {
+    let script = parser_answering_robots("cancel-one").await;
+    let parse = WorkerSpec {
+        kind: WorkerKind::Parse,
+        net_init: None,
+        ..spec(script.clone())
+    };
+    // One parser, so the second caller's work waits on the first's.
+    let workers = Arc::new(Workers::new(
+        spec(script.clone()),
+        parse,
+        1,
+        Spawner::start().unwrap(),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let robots = || b"User-agent: *\nDisallow: /private\n".to_vec();
+    let first = {
+        let workers = Arc::clone(&workers);
+        tokio::spawn(async move { workers.parse_robots(robots(), deadline).await })
+    };
+    // The stand-in answers 0.3 s after its hello: the first parse is under
+    // way when the second caller asks and when the first gives up.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = {
+        let workers = Arc::clone(&workers);
+        tokio::spawn(async move { workers.parse_robots(robots(), deadline).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    first.abort();
+    let answer = second.await.unwrap();
+    assert!(
+        answer.is_ok(),
+        "the other caller's parse failed: {answer:?}"
+    );
+    std::fs::remove_file(&script).unwrap();
+}
