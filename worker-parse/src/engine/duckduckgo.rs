@@ -157,7 +157,7 @@ fn target_url(href: &str) -> Option<String> {
     let host = url.host_str()?;
     let own = host == "duckduckgo.com" || host.ends_with(".duckduckgo.com");
     if !own {
-        return Some(absolute);
+        return is_spelled_absolute(&absolute).then_some(absolute);
     }
     if url.path() != "/l/" && url.path() != "/l" {
         return None;
@@ -169,7 +169,27 @@ fn target_url(href: &str) -> Option<String> {
         .into_owned();
     let parsed = url::Url::parse(&target).ok()?;
     let clean = !target.chars().any(|c| c.is_whitespace() || c.is_control());
-    (clean && matches!(parsed.scheme(), "http" | "https")).then_some(target)
+    // A wrapper around another of DuckDuckGo's own links is not a result.
+    let own_again = parsed
+        .host_str()
+        .is_some_and(|h| h == "duckduckgo.com" || h.ends_with(".duckduckgo.com"));
+    let http = matches!(parsed.scheme(), "http" | "https");
+    (clean && http && !own_again && is_spelled_absolute(&target)).then_some(target)
+}
+
+/// Whether `url` is written as an absolute http(s) URL with its authority:
+/// the URL parser reads `https:/host` or `https:///host` as `https://host`,
+/// but the bytes handed on are the page's, so they must say so themselves.
+fn is_spelled_absolute(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return false;
+    };
+    !rest.is_empty() && !rest.starts_with(['/', '?', '#', '\\'])
 }
 
 /// `YYYY-MM-DD` from a date the page shows (`2025-06-23T00:00:00.0000000`,
@@ -291,6 +311,25 @@ mod tests {
         assert_eq!(
             hits[2].snippet,
             "Rust is a general-purpose programming language."
+        );
+    }
+
+    #[test]
+    fn a_target_not_written_as_an_absolute_url_is_no_result() {
+        // Verifies: REQ-ENG-005 (result URLs are absolute http(s) URLs as the page wrote them; found by the fuzz target)
+        // The URL parser would read `https:/host` as `https://host`; the
+        // bytes handed on are the page's, so such a target is left out.
+        for href in [
+            "//duckduckgo.com/l/?uddg=https%3A%2F02Fdoc.rust-lang.org%2Fbook",
+            "//duckduckgo.com/l/?uddg=https%3A%2F%2F%2Fexample.org%2F",
+            "https:/example.org/page",
+            "//duckduckgo.com/l/?uddg=https%3A%2F%2Fduckduckgo.com%2Fl%2F%3Fuddg%3Dx",
+        ] {
+            assert_eq!(target_url(href), None, "{href}");
+        }
+        assert_eq!(
+            target_url("//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fa").as_deref(),
+            Some("https://example.org/a")
         );
     }
 
