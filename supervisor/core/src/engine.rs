@@ -262,6 +262,12 @@ impl SearchContext<'_> {
         rypsok_proto::iso_date_of_unix(self.since_unix()?)
     }
 
+    /// The endpoint to ask: the operator's when set, else the driver's
+    /// default, with `{lang}` filled in.
+    pub(crate) fn endpoint(&self, set: Option<&str>, default: &str) -> String {
+        set.unwrap_or(default).replace("{lang}", self.lang)
+    }
+
     /// The contact when it is an e-mail address (what `mailto` parameters
     /// take), else `None`.
     pub(crate) fn contact_email(&self) -> Option<&str> {
@@ -287,6 +293,18 @@ pub(crate) struct BuiltRequest {
     pub(crate) headers: Vec<Header>,
     /// Base for result URLs the parser builds.
     pub(crate) base_url: String,
+}
+
+impl BuiltRequest {
+    /// A GET of `url` that accepts JSON and whose answer carries absolute
+    /// result URLs (no base to build on).
+    pub(crate) fn json(url: String) -> Self {
+        Self {
+            url,
+            headers: vec![accept_json()],
+            base_url: String::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for BuiltRequest {

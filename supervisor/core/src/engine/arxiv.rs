@@ -79,9 +79,7 @@ const MAX_TERMS: usize = 32;
 /// colons are not passed through), relevance order, and a `submittedDate`
 /// range for a time range.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let mut search = search_query(ctx.query);
     if let Some(since) = ctx.since_date()
         && let Some(until) = rypsok_proto::iso_date_of_unix(ctx.now_unix)

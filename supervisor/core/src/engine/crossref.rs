@@ -24,8 +24,7 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
-    SearchContext, accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
 use crate::config::Category;
 
@@ -81,9 +80,7 @@ const SELECT: &str = "DOI,URL,title,abstract,container-title,author,published,\
 /// The registry's request builder: `query`, `rows`, `select`, the contact
 /// as `mailto`, and `filter=from-pub-date` for a time range.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let rows = ctx.count.clamp(1, MAX_ROWS).to_string();
     let mut params = form_urlencoded::Serializer::new(String::new());
     params
@@ -96,11 +93,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(mailto) = ctx.contact_email() {
         params.append_pair("mailto", mailto);
     }
-    BuiltRequest {
-        url: super::with_query(&base, &params.finish()),
-        headers: vec![accept_json()],
-        base_url: String::new(),
-    }
+    BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
 #[cfg(test)]

@@ -119,9 +119,7 @@ fn region_pair(region: &str, lang: &str) -> &'static str {
 /// The registry's request builder: GET with the form's parameters, no
 /// header besides the User-Agent the pipeline adds.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let mut params = form_urlencoded::Serializer::new(String::new());
     params.append_pair("q", ctx.query);
     params.append_pair("kl", region_pair(ctx.region, ctx.lang));

@@ -21,8 +21,7 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
-    SearchContext, accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
 use crate::config::Category;
 use crate::validate::TimeRange;
@@ -70,9 +69,7 @@ const MAX_RECORDS: u32 = 50;
 
 /// The registry's request builder.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let max = ctx.count.clamp(1, MAX_RECORDS).to_string();
     let mut params = form_urlencoded::Serializer::new(String::new());
     params
@@ -84,11 +81,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(range) = ctx.time_range {
         params.append_pair("timespan", timespan(range));
     }
-    BuiltRequest {
-        url: super::with_query(&base, &params.finish()),
-        headers: vec![accept_json()],
-        base_url: String::new(),
-    }
+    BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
 const fn timespan(range: TimeRange) -> &'static str {

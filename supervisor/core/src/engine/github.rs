@@ -70,9 +70,7 @@ const MAX_PER_PAGE: u32 = 50;
 
 /// The registry's request builder.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let mut q = ctx.query.to_owned();
     if let Some(since) = ctx.since_date() {
         let qualifier = if base

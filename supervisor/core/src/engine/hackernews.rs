@@ -20,8 +20,7 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
-    SearchContext, accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
 use crate::config::Category;
 
@@ -71,9 +70,7 @@ const MAX_HITS_PER_PAGE: u32 = 50;
 
 /// The registry's request builder.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let since = ctx.since_unix();
     let base = if since.is_some() {
         by_date(&base)
@@ -89,11 +86,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(since) = since {
         params.append_pair("numericFilters", &format!("created_at_i>{since}"));
     }
-    BuiltRequest {
-        url: super::with_query(&base, &params.finish()),
-        headers: vec![accept_json()],
-        base_url: String::new(),
-    }
+    BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
 /// The by-date form of an endpoint: its last `/search` path segment

@@ -17,8 +17,7 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
-    SearchContext, accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
 use crate::config::{Category, SafeSearch};
 use crate::validate::TimeRange;
@@ -73,11 +72,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(range) = ctx.time_range {
         params.append_pair("time_range", time_range(range));
     }
-    BuiltRequest {
-        url: super::with_query(&base, &params.finish()),
-        headers: vec![accept_json()],
-        base_url: String::new(),
-    }
+    BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
 const fn safesearch(level: SafeSearch) -> &'static str {

@@ -27,8 +27,7 @@ use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
-    SearchContext, accept_json,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
 use crate::config::Category;
 
@@ -80,9 +79,7 @@ const MAX_PAGESIZE: u32 = 50;
 
 /// The registry's request builder.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
-    let base = endpoint
-        .unwrap_or(DEFAULT_ENDPOINT)
-        .replace("{lang}", ctx.lang);
+    let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let names_site = base
         .split_once('?')
         .is_some_and(|(_, query)| query.split('&').any(|pair| pair.starts_with("site=")));
@@ -102,11 +99,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(key) = ctx.credential {
         params.append_pair("key", key.expose());
     }
-    BuiltRequest {
-        url: super::with_query(&base, &params.finish()),
-        headers: vec![accept_json()],
-        base_url: String::new(),
-    }
+    BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
 #[cfg(test)]
