@@ -11,25 +11,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_core::secret::{find, find_decoded, mask};
 
-/// `text` with the character at `at` percent-encoded (its UTF-8 bytes).
-fn encode_at(text: &str, at: usize) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            if i == at {
-                let mut buf = [0_u8; 4];
-                c.encode_utf8(&mut buf)
-                    .bytes()
-                    .map(|b| format!("%{b:02X}"))
-                    .collect()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
+mod common;
+use common::encode_at;
+use rypsok_core::secret::{find, find_decoded, mask};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -17,6 +17,7 @@ use std::net::IpAddr;
 use std::sync::LazyLock;
 
 mod common;
+use common::encode_at;
 
 use libfuzzer_sys::fuzz_target;
 use rypsok_core::fuzzing::{load_config, url_policy};
@@ -110,24 +111,6 @@ fn check(config: &Config, text: &str) {
             }
         }
     }
-}
-
-/// `text` with the character at `at` percent-encoded (its UTF-8 bytes).
-fn encode_at(text: &str, at: usize) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            if i == at {
-                let mut buf = [0_u8; 4];
-                c.encode_utf8(&mut buf)
-                    .bytes()
-                    .map(|b| format!("%{b:02X}"))
-                    .collect()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,5 @@
-//! Shared input shapes for the targets that take an HTTP answer.
+//! Shared input shapes for the targets that take an HTTP answer, and the
+//! percent-encoding the secret targets apply.
 // Each target includes this module and uses only part of it.
 #![allow(dead_code)]
 
@@ -130,4 +131,22 @@ pub fn check_engine_answer(engine: rypsok_proto::EngineKind, data: &[u8]) {
         assert!(!hit.url.chars().any(|c| c.is_whitespace() || c.is_control()));
         assert!(hit.date.as_deref().is_none_or(is_iso_date));
     }
+}
+
+/// `text` with the character at `at` percent-encoded (its UTF-8 bytes).
+pub fn encode_at(text: &str, at: usize) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == at {
+                let mut buf = [0_u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
