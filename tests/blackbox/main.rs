@@ -8,6 +8,8 @@
 //!   attributed results, partial answers, workers without environment.
 //! - `cache`: the search cache: a second identical search asks no engine
 //!   that allows storage, misses on another request, warned queries.
+//! - `engine_keys`: the optional keys of OpenAlex and SearXNG reach the
+//!   provider only when named, and never an answer or a log line.
 //! - `engines`: the science, news and code engines against loopback fakes
 //!   serving their fixtures: several engines in one category, one failing,
 //!   one rate limited, a provider's backoff kept, arXiv's pace.
@@ -47,6 +49,7 @@ mod brave;
 mod cache;
 mod cli;
 mod duckduckgo;
+mod engine_keys;
 mod engines;
 mod fetch;
 mod http;

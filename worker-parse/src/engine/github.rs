@@ -295,7 +295,10 @@ mod tests {
             ("x-ratelimit-reset", "1700000030"),
             DATE,
         ]);
-        assert!(matches!(parse(200, &left, REPOSITORIES), EngineParse::Hits(_)));
+        assert!(matches!(
+            parse(200, &left, REPOSITORIES),
+            EngineParse::Hits(_)
+        ));
         let no_date = headers(&[
             ("x-ratelimit-remaining", "0"),
             ("x-ratelimit-reset", "1700000030"),
