@@ -19,16 +19,20 @@ struct Cli {
     /// Configuration file (TOML). Without one, the defaults apply.
     #[arg(long, global = true, env = "RYPSOK_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Without a command, rypsok serves MCP on stdin and stdout, as
+    /// `serve` does.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP until the end of input (stdio) or SIGTERM.
+    /// Serve MCP until the end of input (stdio) or SIGTERM; stdio unless
+    /// `--transport http` (the default command).
     Serve {
-        /// The transport.
-        #[arg(long, value_enum)]
+        /// The transport: stdio (for a host that starts rypsok) or http
+        /// (Streamable HTTP on `[http] bind`).
+        #[arg(long, value_enum, default_value_t = Transport::Stdio)]
         transport: Transport,
     },
     /// Validate the configuration: exit 0 when valid, 1 with every problem.
@@ -104,7 +108,10 @@ pub(crate) fn run() -> Result<ExitCode> {
             return Ok(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(USAGE)));
         }
     };
-    match cli.command {
+    let command = cli.command.unwrap_or(Command::Serve {
+        transport: Transport::Stdio,
+    });
+    match command {
         Command::Worker {
             kind,
             parent,

@@ -3,8 +3,9 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::process::Command;
+use std::time::Duration;
 
-use crate::support::{TempDir, binary, workspace_file};
+use crate::support::{Server, TempDir, binary, workspace_file};
 
 fn rypsok(args: &[&str]) -> std::process::Output {
     Command::new(binary())
@@ -26,15 +27,36 @@ fn prints_its_version() {
 #[test]
 fn exits_two_on_usage_errors() {
     for args in [
-        &["serve"][..],
+        &["serve", "--transport"][..],
         &["frobnicate"],
         &["serve", "--transport", "carrier-pigeon"],
-        &[],
+        &["check", "--transport", "stdio"],
     ] {
         let out = rypsok(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}: stdout must stay clean");
         assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
+
+// Verifies: REQ-OPS-001, REQ-MCP-002 (stdio is the default transport: `rypsok serve` and plain `rypsok` serve MCP on stdin/stdout until end of input)
+#[test]
+fn serve_and_no_command_at_all_serve_stdio() {
+    for args in [&["serve"][..], &[]] {
+        let mut server = Server::start_with_args(args, None);
+        let init = server.initialize();
+        assert!(init["result"]["serverInfo"].is_object(), "{args:?}: {init}");
+        let tools = server.request("tools/list", serde_json::json!({}));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(names.len(), 3, "{args:?}: {tools}");
+        for name in ["web_search", "web_fetch", "engine_status"] {
+            assert!(names.contains(&name), "{args:?}: {name} in {names:?}");
+        }
+        let status = server.close_and_wait(Duration::from_secs(10));
+        assert!(status.is_some_and(|s| s.success()), "{args:?}: {status:?}");
     }
 }
 
