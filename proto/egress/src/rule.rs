@@ -76,12 +76,20 @@ pub enum RuleError {
     /// `:0`, `:x`, `:65536` or an empty port.
     #[error("the port must be 1 to 65535 or *")]
     InvalidPort,
+    /// `http://intranet.example/`: a URL where a rule belongs.
+    #[error(
+        "a rule is a host, *.suffix or CIDR with an optional :PORT or :*, not a URL (example.org, *.example.org:8443, 10.0.0.0/8:*)"
+    )]
+    Url,
 }
 
 /// Parses one `[egress] allow` or `deny` rule (syntax in the module doc).
 pub fn parse_rule(text: &str) -> Result<EgressRule, RuleError> {
     if text.is_empty() {
         return Err(RuleError::Empty);
+    }
+    if text.contains("://") {
+        return Err(RuleError::Url);
     }
     let (target, port) = if let Some(rest) = text.strip_prefix('[') {
         let (inside, after) = rest.split_once(']').ok_or(RuleError::InvalidAddress)?;
@@ -423,6 +431,9 @@ mod tests {
             ("example.org:+80", RuleError::InvalidPort),
             ("example.org:http", RuleError::InvalidPort),
             ("[::1]:", RuleError::InvalidPort),
+            ("http://intranet.example/", RuleError::Url),
+            ("https://10.0.0.1:8443/docs", RuleError::Url),
+            ("ftp://[fd00::1]", RuleError::Url),
         ];
         for (text, error) in cases {
             assert_eq!(parse_rule(text), Err(error), "{text:?}");

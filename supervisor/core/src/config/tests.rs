@@ -353,10 +353,28 @@ fn problems_never_echo_a_value_from_the_file() {
 }
 
 #[test]
-fn toml_syntax_error_reports_only_the_line() {
-    // Verifies: REQ-CFG-004 (the parser's text, which quotes the file, is dropped)
+fn toml_syntax_error_tells_where_and_which_key_but_never_the_text() {
+    // Verifies: REQ-CFG-004, REQ-CFG-005 (line, column and key; the parser's text, which quotes the file, is dropped)
     let found = problems("[http]\nbind = \"127.0.0.1:1\"\nauth_token = \"sk-live-x\n");
-    assert_eq!(found, ["the file is not valid TOML (line 3)"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("the file is not valid TOML (line 3, column ")
+            && found[0].ends_with(", reading the key http.auth_token)"),
+        "{found:?}"
+    );
+    assert!(!found[0].contains("sk-live"), "{found:?}");
+    // A key that is not a bare key is not repeated: it may be the secret.
+    let found = problems("[http]\n\"sk-live-x\" = \n");
+    assert_eq!(
+        found,
+        ["the file is not valid TOML (line 2, column 15, in the table [http])"]
+    );
+    // Columns count characters, not bytes; no table before the line.
+    let found = problems("region = \"Zürich\" x\n");
+    assert_eq!(
+        found,
+        ["the file is not valid TOML (line 1, column 19, reading the key region)"]
+    );
 }
 
 #[test]
@@ -436,4 +454,39 @@ fn choice_spellings_round_trip() {
         ));
         assert_eq!(c.engines[0].kind, kind);
     }
+}
+
+#[test]
+fn credential_keys_name_each_reference_with_its_key_and_whether_the_file_wrote_it() {
+    // Verifies: REQ-CFG-004 (secrets by reference: check can say which key names an unreadable one)
+    let c = load(
+        "[http]\nauth_token_file = \"token\"\n\
+         [engines.brave]\ntype = \"brave\"\n\
+         [engines.code]\ntype = \"github\"\napi_key_env = \"GH\"\n\
+         [engines.off]\ntype = \"brave\"\nenabled = false\napi_key_file = \"off-key\"\n\
+         [engines.wiki]\ntype = \"wikipedia\"\n",
+    );
+    let keys: Vec<(String, String, Option<&str>, bool)> = c
+        .credential_keys()
+        .into_iter()
+        .map(|k| (k.key, k.reference.name().into_owned(), k.engine, k.written))
+        .collect();
+    let owned = |key: &str, name: &str| (key.to_owned(), name.to_owned());
+    assert_eq!(
+        keys.iter()
+            .map(|(key, name, _, _)| (key.clone(), name.clone()))
+            .collect::<Vec<_>>(),
+        [
+            owned("http.auth_token_file", "token"),
+            owned("engines.brave.api_key_env", "BRAVE_API_KEY"),
+            owned("engines.code.api_key_env", "GH"),
+        ],
+        "a disabled engine's and a keyless driver's are not read"
+    );
+    assert_eq!(
+        keys.iter()
+            .map(|(_, _, engine, written)| (*engine, *written))
+            .collect::<Vec<_>>(),
+        [(None, true), (Some("brave"), false), (Some("code"), true)]
+    );
 }
