@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
+use crate::error::EgressRefused;
 use crate::response::{DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 
@@ -48,9 +49,21 @@ fn notices_schema() -> Value {
 }
 
 fn error_schema() -> Value {
+    error_schema_with(json!({"type": "object"}))
+}
+
+fn error_schema_with(detail: Value) -> Value {
     json!({"type": "object", "properties": {
-        "kind": {"type": "string"}, "message": {"type": "string"}, "detail": {"type": "object"}},
+        "kind": {"type": "string"}, "message": {"type": "string"}, "detail": detail},
         "required": ["kind", "message"]})
+}
+
+/// web_fetch's error detail publishes the egress refusal's words; its other
+/// keys (design §4) stay open.
+fn fetch_error_schema() -> Value {
+    error_schema_with(json!({"type": "object", "properties": {
+        "refused": {"type": "string", "enum": EgressRefused::words()},
+        "address_class": {"type": "string"}}, "additionalProperties": true}))
 }
 
 /// The definitions, in the fixed order web_search, web_fetch, engine_status.
@@ -120,7 +133,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "outcome": {"type": "string", "enum": [Outcome::Ok.as_str()]}, "notices": notices_schema(),
             "url": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"},
             "truncated": {"type": "boolean"}, "next_start_char": {"type": "integer"},
-            "error": error_schema()}}),
+            "error": fetch_error_schema()}}),
         open_world: true,
     };
     let status = ToolDefinition {
@@ -170,6 +183,7 @@ mod tests {
             .collect();
         let total =
             json!({"tools": rendered}).to_string().chars().count() + INSTRUCTIONS.chars().count();
+        eprintln!("LIM-I1 total {total}");
         assert!(
             total <= TOOL_LIST_MAX_CHARS,
             "tools/list is {total} characters"
