@@ -64,7 +64,10 @@ impl FetchState {
         Self {
             rate: RateLimit::per_minute(config.limits.web_fetch_per_minute),
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
-            callers: CallerPermits::new(config.limits.fetch_concurrency),
+            callers: CallerPermits::new(
+                config.limits.fetch_concurrency,
+                config.limits.fetch_concurrency_per_caller,
+            ),
             robots: robots::RobotsCache::default(),
         }
     }
@@ -95,7 +98,8 @@ pub(crate) async fn fetch(
         .admit(caller)
         .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
     // A full limit answers at once (busy), it does not queue: the caller's
-    // share first (a quarter in HTTP mode), then the process's.
+    // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
+    // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };
