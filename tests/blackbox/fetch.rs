@@ -561,6 +561,94 @@ fn a_name_answering_loopback_without_an_allow_rule_is_unavailable_network() {
     assert_eq!(error_reason(&port), "denied:egress", "{port}");
 }
 
+// Verifies: REQ-SEC-006, REQ-SEC-016, REQ-SEC-021 (an egress denial says which part of the policy refused, in closed words, never the address)
+#[test]
+fn egress_denials_say_which_part_of_the_policy_refused() {
+    let mut server = Server::start(Some(
+        "config_version = 1\n[service]\ncontact = \"ops@example.org\"\n[egress]\ndeny = [\"blocked.test\"]\n[egress.hosts]\n\"inside.test\" = [\"127.0.0.1\"]\n",
+    ));
+    server.initialize();
+    let rows = [
+        (
+            "https://site.test:8080/",
+            json!({"reason": "egress", "refused": "port"}),
+        ),
+        (
+            "http://127.0.0.1/",
+            json!({"reason": "egress", "refused": "address_class", "address_class": "loopback"}),
+        ),
+        (
+            "https://[::1]/",
+            json!({"reason": "egress", "refused": "address_class", "address_class": "loopback"}),
+        ),
+        (
+            "https://10.0.0.1/",
+            json!({"reason": "egress", "refused": "address_class", "address_class": "private"}),
+        ),
+        (
+            "https://169.254.169.254/",
+            json!({"reason": "egress", "refused": "address_class", "address_class": "link_local"}),
+        ),
+        (
+            "https://blocked.test/",
+            json!({"reason": "egress", "refused": "deny_rule"}),
+        ),
+    ];
+    let mut messages = std::collections::HashSet::new();
+    for (url, want) in rows {
+        let answer = fetch(&mut server, json!({ "url": url }));
+        assert_eq!(answer["error"]["kind"], "denied", "{url}: {answer}");
+        assert_eq!(answer["error"]["detail"], want, "{url}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        for echoed in ["127.0.0.1", "::1", "10.0.0.1", "169.254", "blocked", "8080"] {
+            assert!(!message.contains(echoed), "{url}: {message}");
+        }
+        messages.insert(answer["error"]["detail"]["refused"].to_string() + message);
+    }
+    assert_eq!(messages.len(), 3, "one message per part of the policy");
+    // The log line of the refusal names the part and the class, not the URL.
+    let line = server.await_log(
+        &[
+            ("event", json!("fetch_refused")),
+            ("refused", json!("address_class")),
+            ("address_class", json!("link_local")),
+        ],
+        Duration::from_secs(5),
+    );
+    let line = line.unwrap_or_else(|| panic!("{:?}", server.log()));
+    assert!(!line.to_string().contains("169.254"), "{line}");
+
+    // A name whose answers are refused at connect time still answers like
+    // one that does not resolve; only the log says which part refused.
+    let refused = fetch(&mut server, json!({ "url": "https://inside.test/" }));
+    assert_eq!(error_reason(&refused), "unavailable:network", "{refused}");
+    assert_eq!(refused["error"]["detail"].get("refused"), None, "{refused}");
+    // The supervisor's line, with the call, from the part worker-net sent.
+    let line = server.await_log(
+        &[
+            ("process", json!("supervisor")),
+            ("event", json!("egress_refused")),
+            ("refused", json!("address_class")),
+            ("address_class", json!("loopback")),
+        ],
+        Duration::from_secs(5),
+    );
+    let line = line.unwrap_or_else(|| panic!("{:?}", server.log()));
+    assert!(!line.to_string().contains("127.0.0.1"), "{line}");
+
+    // Strict mode: a URL rypsok did not return and no allow rule names.
+    let mut strict = Server::start(Some(
+        "config_version = 1\n[service]\ncontact = \"ops@example.org\"\n[fetch]\nstrict_mode = true\n",
+    ));
+    strict.initialize();
+    let answer = fetch(&mut strict, json!({ "url": "https://site.test/" }));
+    assert_eq!(
+        answer["error"]["detail"],
+        json!({"reason": "strict_mode", "refused": "not_allowed_strict"}),
+        "{answer}"
+    );
+}
+
 // Verifies: REQ-FETCH-005 (paging through a page window by window over the process boundary)
 #[test]
 fn pages_through_a_document_window_by_window() {

@@ -19,11 +19,14 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use serde::{Deserialize, Serialize};
+
 use crate::{DEFAULT_PORTS, EgressPolicy};
 
 /// Why an address is special, or [`AddressClass::Global`] when it is not.
-/// A closed vocabulary for logs: [`AddressClass::as_str`] renders it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A closed vocabulary for logs and the tool error's detail:
+/// [`AddressClass::as_str`] renders it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AddressClass {
     /// Globally routable unicast: the only class reachable without a rule.
     Global,
@@ -194,6 +197,53 @@ impl AddressVerdict {
         match self {
             Self::Refused(class) => Some(class),
             Self::Allowed | Self::AllowedByRule | Self::DeniedByRule | Self::PortNotAllowed => None,
+        }
+    }
+
+    /// Which part of the policy refused, or `None` when it allows.
+    pub const fn refusal(self) -> Option<Refusal> {
+        match self {
+            Self::Allowed | Self::AllowedByRule => None,
+            Self::Refused(class) => Some(Refusal::AddressClass(class)),
+            Self::DeniedByRule => Some(Refusal::DenyRule),
+            Self::PortNotAllowed => Some(Refusal::Port),
+        }
+    }
+}
+
+/// Which part of the egress policy refused a destination: a closed
+/// vocabulary, carried from worker-net's connect-time check to the
+/// supervisor's log and, from the supervisor's URL check, into the tool
+/// error's detail. Never an address or a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Refusal {
+    /// A port outside LIM-F8 that no allow rule opens.
+    Port,
+    /// A special-purpose address of this class that no allow rule admits.
+    AddressClass(AddressClass),
+    /// An operator deny rule matches the name or the address.
+    DenyRule,
+    /// The connected peer is not the address that was judged (I3).
+    PeerMismatch,
+}
+
+impl Refusal {
+    /// A fixed name for logs and the tool error's `refused` detail; the
+    /// class of [`Self::AddressClass`] is [`Self::address_class`].
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Port => "port",
+            Self::AddressClass(_) => "address_class",
+            Self::DenyRule => "deny_rule",
+            Self::PeerMismatch => "peer_mismatch",
+        }
+    }
+
+    /// The refusing class, for [`Self::AddressClass`].
+    pub const fn address_class(self) -> Option<AddressClass> {
+        match self {
+            Self::AddressClass(class) => Some(class),
+            Self::Port | Self::DenyRule | Self::PeerMismatch => None,
         }
     }
 }

@@ -170,6 +170,9 @@ pub struct LimitsConfig {
     pub engine_status_per_minute: u32,
     /// LIM-F10.
     pub fetch_concurrency: u32,
+    /// LIM-F10 for one caller in HTTP mode: 1 to `fetch_concurrency`, a
+    /// quarter (at least 1) by default. stdio's one caller has all of it.
+    pub fetch_concurrency_per_caller: u32,
     /// LIM-F11.
     pub parse_workers: u32,
     /// LIM-H1: open HTTP connections; one more is closed unanswered.

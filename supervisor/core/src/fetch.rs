@@ -25,7 +25,7 @@ use tokio::time::{Instant, timeout_at};
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{DeniedReason, ErrorKind, ToolError, UnavailableReason};
+use crate::error::{EgressRefused, ErrorKind, Refused, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::{Document, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
@@ -64,7 +64,10 @@ impl FetchState {
         Self {
             rate: RateLimit::per_minute(config.limits.web_fetch_per_minute),
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
-            callers: CallerPermits::new(config.limits.fetch_concurrency),
+            callers: CallerPermits::new(
+                config.limits.fetch_concurrency,
+                config.limits.fetch_concurrency_per_caller,
+            ),
             robots: robots::RobotsCache::default(),
         }
     }
@@ -95,7 +98,8 @@ pub(crate) async fn fetch(
         .admit(caller)
         .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
     // A full limit answers at once (busy), it does not queue: the caller's
-    // share first (a quarter in HTTP mode), then the process's.
+    // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
+    // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };
@@ -125,10 +129,13 @@ pub(crate) async fn fetch(
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
             let reason = e.reason().unwrap_or_default();
+            let refused = e.refused();
             tracing::info!(
                 event = "fetch_result",
                 outcome = e.kind().as_str(),
                 reason,
+                refused = refused.map(|r| r.by.as_str()),
+                address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
                 "fetch failed"
             );
         }
@@ -138,10 +145,13 @@ pub(crate) async fn fetch(
 
 fn log_refusal(e: &ToolError) {
     let reason = e.reason().unwrap_or_default();
+    let refused = e.refused();
     tracing::info!(
         event = "fetch_refused",
         kind = e.kind().as_str(),
         reason,
+        refused = refused.map(|r| r.by.as_str()),
+        address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
         "fetch refused by policy"
     );
 }
@@ -239,7 +249,7 @@ async fn run(
 fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
     policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
         if e.kind() == ErrorKind::InvalidRequest {
-            ToolError::denied(DeniedReason::Egress)
+            ToolError::denied_egress(Refused::by(EgressRefused::UrlForm))
         } else {
             e
         }

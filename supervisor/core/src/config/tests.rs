@@ -91,6 +91,10 @@ fn empty_file_gives_the_documented_defaults() {
     assert_eq!(c.limits.web_fetch_per_minute, limits::FETCH_PER_MINUTE);
     assert_eq!(c.limits.engine_status_per_minute, limits::STATUS_PER_MINUTE);
     assert_eq!(c.limits.fetch_concurrency, limits::FETCH_CONCURRENCY);
+    assert_eq!(
+        c.limits.fetch_concurrency_per_caller,
+        limits::FETCH_CONCURRENCY / 4
+    );
     assert_eq!(c.limits.parse_workers, limits::PARSE_WORKERS);
     assert_eq!(c.limits.http_connections, limits::HTTP_MAX_CONNECTIONS);
     assert_eq!(
@@ -193,6 +197,27 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     assert_eq!(floor.limits.http_connections, 1);
     assert_eq!(floor.limits.http_request_body_bytes, 16384);
     assert_eq!(floor.limits.http_sessions, 1);
+}
+
+#[test]
+fn one_http_callers_fetch_share_is_read_within_the_process_limit() {
+    // Verifies: REQ-SEC-019, REQ-CFG-005 (fetch_concurrency_per_caller: 1 to fetch_concurrency, a quarter by default)
+    let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
+    assert_eq!(c.limits.fetch_concurrency_per_caller, 12);
+    assert_eq!(
+        load("[limits]\nfetch_concurrency = 2")
+            .limits
+            .fetch_concurrency_per_caller,
+        1
+    );
+    assert_eq!(
+        load("[limits]\nfetch_concurrency = 20")
+            .limits
+            .fetch_concurrency_per_caller,
+        5
+    );
+    let all = load("[limits]\nfetch_concurrency = 6\nfetch_concurrency_per_caller = 6");
+    assert_eq!(all.limits.fetch_concurrency_per_caller, 6);
 }
 
 #[test]

@@ -92,12 +92,17 @@ impl NetPort for FakeNet {
                 url::Host::Ipv4(a) => (None, vec![IpAddr::V4(a)]),
                 url::Host::Ipv6(a) => (None, vec![IpAddr::V6(a)]),
             };
-            let admitted = addrs.iter().any(|&addr| match &name {
-                Some(n) => self.policy.judge_resolved(n, addr, port).is_allowed(),
-                None => self.policy.judge_addr(addr, port).is_allowed(),
-            });
-            if !admitted {
-                return Err(NetFailure::Refused.into());
+            let refusals: Vec<_> = addrs
+                .iter()
+                .map(|&addr| match &name {
+                    Some(n) => self.policy.judge_resolved(n, addr, port).refusal(),
+                    None => self.policy.judge_addr(addr, port).refusal(),
+                })
+                .collect();
+            if let Some(&Some(first)) = refusals.first()
+                && refusals.iter().all(Option::is_some)
+            {
+                return Err(NetFailure::Refused(first).into());
             }
             if name
                 .as_ref()
