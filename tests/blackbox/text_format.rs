@@ -84,7 +84,7 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().expect("a text block")
 }
 
-/// The status, the search, the fetch and a refused fetch, each tool
+/// The status, the search, the fetch and a refused search, each tool
 /// result whole.
 fn calls(setup: &mut Setup) -> [Value; 4] {
     let status = setup.server.call("engine_status", json!({}));
@@ -96,7 +96,7 @@ fn calls(setup: &mut Setup) -> [Value; 4] {
     let fetch = setup.server.call("web_fetch", json!({ "url": url }));
     let refused = setup
         .server
-        .call("web_fetch", json!({"url": "https://169.254.169.254/"}));
+        .call("web_search", json!({"query": "tea", "max_results": 99}));
     [status, search, fetch, refused]
 }
 
@@ -146,7 +146,7 @@ fn markdown_text_fences_the_web_and_keeps_the_structured_content() {
     // The page's own fences are inside a longer one, which closes the
     // text block; the page's heading is not a line of rypsok's.
     let content = fetch_text
-        .split_once("\nContent:\n")
+        .split_once("\n## Content\nComplete: this is the end of the content.\n")
         .map(|(_, rest)| rest)
         .unwrap_or_else(|| panic!("no content:\n{fetch_text}"));
     let fence_len = content.chars().take_while(|&c| c == '`').count();
@@ -165,7 +165,11 @@ fn markdown_text_fences_the_web_and_keeps_the_structured_content() {
 
     assert_eq!(refused["isError"], json!(true), "{refused}");
     assert!(
-        text(&refused).starts_with("# Error: denied\n\nReason: egress\nMessage: "),
+        text(&refused).starts_with("# Error: invalid_request\n\nMessage: "),
+        "{refused}"
+    );
+    assert!(
+        text(&refused).ends_with("\n\n## Detail\n- max: 20\n- min: 1\n- parameter: max_results\n"),
         "{refused}"
     );
 

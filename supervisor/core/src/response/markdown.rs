@@ -75,6 +75,11 @@ impl Out {
             return;
         }
         self.line(&format!("{label}:"));
+        self.fenced(text);
+    }
+
+    /// `text` in an external block.
+    fn fenced(&mut self, text: &str) {
         let fence = "`".repeat(longest_backtick_run(text).max(MIN_FENCE - 1) + 1);
         self.0.push_str(&fence);
         self.0.push_str(EXTERNAL_INFO);
@@ -203,7 +208,11 @@ fn fetch(out: &mut Out, r: &FetchResponse) {
         (true, None) => out.line("Truncated: more content follows."),
         (false, _) => out.line("Complete: this is the end of the content."),
     }
-    out.external("Content", &r.content);
+    if r.content.is_empty() {
+        out.line(NONE);
+    } else {
+        out.fenced(&r.content);
+    }
 }
 
 fn status(out: &mut Out, r: &StatusResponse) {

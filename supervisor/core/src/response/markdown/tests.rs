@@ -153,7 +153,6 @@ https://example.org/page
 
 ## Content
 Truncated: more content follows; fetch again with start_char 3000 to read it.
-Content:
 ```external
 # Example
 
@@ -169,9 +168,7 @@ fn a_fetch_without_title_or_more_content_says_so() {
     let text = render(&Ok(fetch_of("", "https://example.org/", "Text.\n")));
     assert!(text.contains("Title: (none)\nSource URL:\n"), "{text}");
     assert!(
-        text.contains(
-            "Complete: this is the end of the content.\nContent:\n```external\nText.\n```\n"
-        ),
+        text.contains("Complete: this is the end of the content.\n```external\nText.\n```\n"),
         "{text}"
     );
 }
@@ -276,7 +273,7 @@ fn a_fence_is_longer_than_any_backtick_run_of_its_text() {
     // Verifies: REQ-SEC-002 (no line of the text can close its block)
     let text = render(&Ok(fetch_of("t", "u", "a ````` b\n```\nc")));
     assert!(
-        text.contains("Content:\n``````external\na ````` b\n```\nc\n``````\n"),
+        text.ends_with("\n``````external\na ````` b\n```\nc\n``````\n"),
         "{text}"
     );
 }
