@@ -37,6 +37,9 @@
 //! - `search`: `web_search` through all three processes against a fake
 //!   Wikipedia: results, empty answers, API errors, the 403 block, the
 //!   deadline, cancellation reaching the engine request.
+//! - `text_format`: the text block of a tool result in each
+//!   `[service] text_format`: the JSON, or Markdown with the web's text
+//!   fenced; the structured content the same in both.
 //! - `workers`: worker processes: a SIGKILL during a call, no orphan after
 //!   end of input or SIGTERM, logs tagged with the process.
 
@@ -58,4 +61,5 @@ mod protocol;
 mod sandbox;
 mod search;
 mod status;
+mod text_format;
 mod workers;

@@ -72,6 +72,21 @@ pub struct ServiceConfig {
     /// HTTP their sessions) beside the current one; `false` serves the
     /// 2026-07-28 revision alone (REQ-MCP-006).
     pub handshake_revisions: bool,
+    /// What a tool result's text block holds: the response's JSON (the
+    /// default) or the same response rendered as Markdown for reading
+    /// (REQ-MCP-011, REQ-CTX-003).
+    pub text_format: TextFormat,
+}
+
+vocabulary! {
+    /// The text block of a tool result (`[service] text_format`).
+    pub TextFormat {
+        /// The response's JSON, the same as the structured content (default).
+        Json => "json",
+        /// The same response rendered as Markdown, every external field
+        /// fenced as external data.
+        Markdown => "markdown",
+    }
 }
 
 /// `[search]`.

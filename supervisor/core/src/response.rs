@@ -357,5 +357,7 @@ pub struct EngineReport {
     pub reason: Option<DisabledReason>,
 }
 
+pub mod markdown;
+
 #[cfg(test)]
 mod tests;

@@ -64,6 +64,7 @@ fn empty_file_gives_the_documented_defaults() {
     assert_eq!(c.service.contact, PROJECT_URL);
     assert!(!c.service.attribution);
     assert!(c.service.handshake_revisions);
+    assert_eq!(c.service.text_format, TextFormat::Json);
 
     assert_eq!(c.search.languages, ["en"]);
     assert_eq!(c.search.region, "US");
@@ -189,6 +190,7 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     // Verifies: REQ-CFG-005, REQ-MCP-006 (LIM-H1, LIM-H2, LIM-H6 and the handshake revisions, as set)
     let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
     assert!(!c.service.handshake_revisions);
+    assert_eq!(c.service.text_format, TextFormat::Markdown);
     assert_eq!(c.limits.http_connections, 512);
     assert_eq!(c.limits.http_request_body_bytes, 65536);
     assert_eq!(c.limits.http_sessions, 8);
@@ -513,5 +515,19 @@ fn credential_keys_name_each_reference_with_its_key_and_whether_the_file_wrote_i
             .map(|(_, _, engine, written)| (*engine, *written))
             .collect::<Vec<_>>(),
         [(None, true), (Some("brave"), false), (Some("code"), true)]
+    );
+}
+
+#[test]
+fn both_text_formats_are_read_and_json_is_the_default() {
+    // Verifies: REQ-MCP-011, REQ-CFG-005 (the text block's format, as set)
+    assert_eq!(load("").service.text_format, TextFormat::Json);
+    for format in TextFormat::ALL {
+        let c = load(&format!("[service]\ntext_format = \"{}\"", format.as_str()));
+        assert_eq!(c.service.text_format, *format);
+    }
+    assert_eq!(
+        problems("[service]\ntext_format = \"Markdown\""),
+        ["service.text_format: expected one of json, markdown"]
     );
 }
