@@ -53,9 +53,10 @@ const HEADLINE_MAX_BYTES: usize = 1024;
 /// Fewest characters of text (markup aside) a prose string has.
 const PROSE_MIN_CHARS: usize = 400;
 
-/// Fewest sentence ends in a prose string, and at least one per this many
-/// characters of text.
+/// Fewest sentence ends in a prose string.
 const SENTENCES_MIN: usize = 3;
+
+/// Prose has a sentence end at least once per this many characters of text.
 const CHARS_PER_SENTENCE_MAX: usize = 600;
 
 /// Least share of a prose string that is text rather than markup.
@@ -76,6 +77,8 @@ pub(crate) const NEAR_EMPTY_WORDS: usize = 50;
 /// The structured content must have this many times the words the DOM
 /// extraction found, and at least [`FALLBACK_MIN_WORDS`].
 const WORDS_RATIO: usize = 3;
+
+/// Fewest words of structured content that replace the DOM's.
 const FALLBACK_MIN_WORDS: usize = 40;
 
 /// Reads the page from its structured data when the DOM extraction found
