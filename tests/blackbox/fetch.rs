@@ -556,7 +556,10 @@ fn a_script_shell_with_its_article_in_json_ld_is_read_from_there_with_a_notice()
     assert_eq!(ok["title"], "Council weighs the new quay");
     let content = ok["content"].as_str().expect("content");
     assert!(content.starts_with(&first), "{content}");
-    assert!(content.contains("\n\nThe vote is set for spring."), "{content}");
+    assert!(
+        content.contains("\n\nThe vote is set for spring."),
+        "{content}"
+    );
     assert!(!content.contains('\u{200b}'), "{content}");
     assert!(!content.contains("Harbour Gazette"), "{content}");
     let codes: Vec<&str> = ok["notices"]

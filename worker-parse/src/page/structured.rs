@@ -149,7 +149,7 @@ fn find(html: &str) -> Option<Found> {
                 if let Some((chars, s)) = best_prose(&value, &mut budget)
                     && data.as_ref().is_none_or(|(c, _)| chars > *c)
                 {
-                    data = Some((chars, s.to_owned()));
+                    data = Some((chars, s));
                 }
             }
         }
@@ -241,19 +241,58 @@ fn best_linked(root: &Value, budget: &mut Budget) -> Option<(usize, Found)> {
     Some((chars, Found { body, headline }))
 }
 
-/// The longest prose string under `root`, with its text length.
-fn best_prose<'a>(root: &'a Value, budget: &mut Budget) -> Option<(usize, &'a str)> {
+/// The longest prose string under `root`, with its text length. A string
+/// that is itself JSON (page data serialized twice) is not prose: it is
+/// parsed and walked in turn, [`NESTED_JSON_MAX`] levels deep at most.
+fn best_prose(root: &Value, budget: &mut Budget) -> Option<(usize, String)> {
+    best_prose_nested(root, budget, 0)
+}
+
+fn best_prose_nested(root: &Value, budget: &mut Budget, nesting: usize) -> Option<(usize, String)> {
     let mut best: Option<(usize, &str)> = None;
+    let mut nested: Vec<&str> = Vec::new();
     walk(root, budget, |v| {
-        if let Value::String(s) = v
-            && s.len() >= PROSE_MIN_CHARS
-            && let Some(chars) = prose_text_chars(s)
+        let Value::String(s) = v else { return };
+        if s.len() < PROSE_MIN_CHARS {
+            return;
+        }
+        if is_json_text(s) {
+            if nesting < NESTED_JSON_MAX {
+                nested.push(s);
+            }
+            return;
+        }
+        if let Some(chars) = prose_text_chars(s)
             && best.is_none_or(|(c, _)| chars > c)
         {
             best = Some((chars, s));
         }
     });
+    let mut best = best.map(|(c, s)| (c, s.to_owned()));
+    for text in nested {
+        if budget.values == 0 {
+            break;
+        }
+        if let Some(value) = parse_json(text)
+            && let Some((chars, s)) = best_prose_nested(&value, budget, nesting + 1)
+            && best.as_ref().is_none_or(|(c, _)| chars > *c)
+        {
+            best = Some((chars, s));
+        }
+    }
     best
+}
+
+/// Levels of JSON inside JSON strings read.
+const NESTED_JSON_MAX: usize = 2;
+
+/// Whether a string is JSON text (an object or an array), not prose.
+fn is_json_text(s: &str) -> bool {
+    let t = s.trim();
+    matches!(
+        (t.as_bytes().first(), t.as_bytes().last()),
+        (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+    ) && t[1..].trim_start().starts_with(['"', '{', '[', ']', '}'])
 }
 
 /// Whether `s` reads like prose (HTML or plain text), and if so how many

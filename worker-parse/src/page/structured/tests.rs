@@ -46,11 +46,11 @@ fn shell(head: &str) -> String {
 
 /// JSON as a page writes it in a script: `</` escaped, so that no string
 /// ends the script.
-fn script_json(value: &serde_json::Value) -> String {
+fn script_json(value: &Value) -> String {
     value.to_string().replace("</", "<\\/")
 }
 
-fn ld(value: &serde_json::Value) -> String {
+fn ld(value: &Value) -> String {
     format!(
         "<script type=\"application/ld+json\">{}</script>",
         script_json(value)
@@ -320,4 +320,24 @@ fn scripts_are_found_by_their_type_whatever_the_markup_around_them() {
     // A script that never ends, a tag that never ends: nothing, no panic.
     assert!(scripts("<script type=\"application/json\">[1]").is_empty());
     assert!(scripts("<script type=\"application/json").is_empty());
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn page_data_serialized_twice_is_read_inside_not_taken_for_prose() {
+    let inner = json!({"post": {"title": "Harbour", "body": prose("inner", 6),
+        "related": [{"summary": "A short teaser."}]}});
+    let data = json!({"props": {"pageProps": {"state": inner.to_string()}}});
+    let html = shell(&format!(
+        "<script type=\"application/json\">{}</script>",
+        script_json(&data)
+    ));
+    let p = page(&html);
+    assert!(p.from_structured_data);
+    assert!(
+        p.markdown.starts_with("The inner council met"),
+        "{}",
+        p.markdown
+    );
+    assert!(!p.markdown.contains('{'), "{}", p.markdown);
 }
