@@ -436,6 +436,9 @@ pub enum PageParse {
         markdown: String,
         /// The document was read in part (`extraction_partial`).
         partial: bool,
+        /// The content was read from the page's structured data, its markup
+        /// holding none (`from_structured_data`).
+        structured: bool,
     },
     /// The media type is not one rypsok reads.
     Unsupported {

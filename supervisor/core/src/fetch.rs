@@ -216,12 +216,20 @@ async fn run(
         content_type,
         body: response.body,
     };
-    let (title, markdown, partial) = match env.ctx.parse.parse_page(document, call_deadline).await {
+    let (title, markdown, read) = match env.ctx.parse.parse_page(document, call_deadline).await {
         Ok(PageParse::Page {
             title,
             markdown,
             partial,
-        }) => (title, markdown, partial),
+            structured,
+        }) => (
+            title,
+            markdown,
+            Read {
+                partial,
+                structured,
+            },
+        ),
         Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
             return Err(ToolError::unsupported_media_type(media_type));
@@ -238,7 +246,7 @@ async fn run(
     // calls keep their deadlines.
     let url = target.url.to_string();
     let args = args.clone();
-    tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, partial, &args))
+    tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, read, &args))
         .await
         .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
 }
@@ -256,13 +264,22 @@ fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolErr
     })
 }
 
+/// How the parser read the document, as the notices report it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Read {
+    /// In part (`extraction_partial`).
+    partial: bool,
+    /// From its structured data (`from_structured_data`).
+    structured: bool,
+}
+
 /// The envelope: title and content through the content boundary, then the
 /// window of `max_chars` Unicode scalar values from `start_char`.
 fn respond(
     url: String,
     title: Option<&str>,
     markdown: &str,
-    partial: bool,
+    read: Read,
     args: &FetchArgs,
 ) -> Result<FetchResponse, ToolError> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
@@ -292,8 +309,11 @@ fn respond(
     if flagged > 0 {
         notices.push(Notice::counted(NoticeCode::InstructionLikeContent, flagged));
     }
-    if partial {
+    if read.partial {
         notices.push(Notice::bare(NoticeCode::ExtractionPartial));
+    }
+    if read.structured {
+        notices.push(Notice::bare(NoticeCode::FromStructuredData));
     }
     Ok(FetchResponse {
         outcome: Outcome::Ok,
