@@ -848,3 +848,47 @@ fn the_reading_a_response_page_shows_what_the_binary_answers() {
     );
     assert!(unknown.is_empty(), "blocks no example fills: {unknown:?}");
 }
+
+fn book_pages(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("book folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            book_pages(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+// Verifies: REQ-DEP-005 (the operator's pages speak in meanings, not in the design's internal identifiers)
+#[test]
+fn the_book_cites_no_internal_requirement_or_limit_identifier() {
+    let mut pages = Vec::new();
+    book_pages(
+        &crate::support::workspace_file("packaging/docs/src"),
+        &mut pages,
+    );
+    assert!(pages.len() >= 5, "{pages:?}");
+    let mut cited = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("read page");
+        for (n, line) in text.lines().enumerate() {
+            let cites = ["REQ-", "LIM-", "PERF-"].iter().any(|prefix| {
+                line.match_indices(prefix).any(|(i, _)| {
+                    line[i + prefix.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                })
+            });
+            if cites {
+                cited.push(format!("{}:{}: {line}", page.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        cited.is_empty(),
+        "identifiers on operator pages:\n{}",
+        cited.join("\n")
+    );
+}
