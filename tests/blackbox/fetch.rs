@@ -20,16 +20,16 @@ const CALL_BOUND: Duration = Duration::from_millis(11_000 + 1_000);
 
 /// What a site answers on one path.
 #[derive(Clone, Debug)]
-struct Page {
+pub(crate) struct Page {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
     /// Send the body one byte per this interval.
-    trickle: Option<Duration>,
+    pub(crate) trickle: Option<Duration>,
 }
 
 impl Page {
-    fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
         Self {
             status,
             headers: vec![("content-type".to_owned(), content_type.to_owned())],
@@ -38,7 +38,7 @@ impl Page {
         }
     }
 
-    fn redirect(status: u16, location: &str) -> Self {
+    pub(crate) fn redirect(status: u16, location: &str) -> Self {
         Self {
             status,
             headers: vec![("location".to_owned(), location.to_owned())],
@@ -47,7 +47,7 @@ impl Page {
         }
     }
 
-    fn header(mut self, name: &str, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
@@ -58,7 +58,7 @@ type Seen = Mutex<Vec<(String, Vec<(String, String)>)>>;
 
 /// A loopback site: a page per path, 404 elsewhere; it records the
 /// request lines and headers it saw.
-struct Site {
+pub(crate) struct Site {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     pages: Arc<Mutex<HashMap<String, Page>>>,
@@ -68,7 +68,7 @@ struct Site {
 }
 
 impl Site {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
         let stop = Arc::new(AtomicBool::new(false));
@@ -101,11 +101,11 @@ impl Site {
         }
     }
 
-    fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.addr.port()
     }
 
-    fn page(&self, path: &str, page: Page) -> &Self {
+    pub(crate) fn page(&self, path: &str, page: Page) -> &Self {
         self.pages
             .lock()
             .expect("pages")
@@ -180,7 +180,7 @@ fn serve(mut stream: TcpStream, pages: &Mutex<HashMap<String, Page>>, seen: &See
 
 /// A configuration that reaches `sites` by name (`site0.test`, …) and
 /// allows their ports; plain http allowed.
-fn config(sites: &[&Site], extra: &str) -> String {
+pub(crate) fn config(sites: &[&Site], extra: &str) -> String {
     let allow: Vec<String> = sites
         .iter()
         .map(|s| format!("\"127.0.0.1:{}\"", s.port()))

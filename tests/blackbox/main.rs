@@ -4,6 +4,8 @@
 //! touches the internet.
 //!
 //! Table of contents:
+//! - `book`: the book's "Reading a response" page: every example on it
+//!   produced by the binary and compared (`RYPSOK_BLESS=1` rewrites them).
 //! - `brave`: Brave beside Wikipedia: the key only to Brave, merged and
 //!   attributed results, partial answers, workers without environment.
 //! - `cache`: the search cache: a second identical search asks no engine
@@ -48,6 +50,7 @@
 
 mod support;
 
+mod book;
 mod brave;
 mod cache;
 mod cli;

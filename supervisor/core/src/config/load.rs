@@ -76,6 +76,32 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
     }
 }
 
+/// Every key path the validator reads, in the order it reads them: one per
+/// key of each table (a table's own name included), with an engine's keys
+/// under `engines.<name>`. The operator reference is checked against this
+/// list, so a key cannot be accepted without being documented.
+pub fn accepted_keys() -> Vec<String> {
+    // Every section is read whether or not its table is present; an engine
+    // table is read key by key, so one engine shows them all.
+    let sample = "[engines.name]\ntype = \"stackexchange\"\n";
+    let Ok(root) = sample.parse::<Table>() else {
+        return Vec::new();
+    };
+    let mut problems = Problems::default();
+    let _ = validate(&root, &mut problems);
+    let mut keys: Vec<String> = problems
+        .1
+        .into_iter()
+        .map(|key| match key.strip_prefix("engines.name") {
+            Some(rest) => format!("engines.<name>{rest}"),
+            None => key,
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    keys.retain(|key| seen.insert(key.clone()));
+    keys
+}
+
 fn whole_file(message: impl Into<String>) -> ConfigProblem {
     ConfigProblem {
         path: String::new(),

@@ -531,3 +531,142 @@ fn both_text_formats_are_read_and_json_is_the_default() {
         ["service.text_format: expected one of json, markdown"]
     );
 }
+
+/// The operator reference's key names: `## \`[section]\`` (or
+/// `## \`[engines.<name>]\``, `## top level`) headings, then table rows whose
+/// first cell is the key in backticks; each becomes its dotted path.
+fn documented_keys(page: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut keys = Vec::new();
+    for line in page.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            section = heading
+                .trim()
+                .strip_prefix("`[")
+                .and_then(|h| h.strip_suffix("]`"))
+                .unwrap_or_default()
+                .to_owned();
+            continue;
+        }
+        let Some(cell) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((key, _)) = cell.split_once('`') else {
+            continue;
+        };
+        keys.push(if section.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{section}.{key}")
+        });
+    }
+    keys
+}
+
+// The reference is a file of the project's book; the core reads no file
+// outside its tests.
+#[allow(clippy::disallowed_methods)]
+#[test]
+fn the_operator_reference_documents_every_key_the_validator_accepts() {
+    // Verifies: REQ-CFG-005 (every accepted key is documented for operators)
+    let page_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../packaging/docs/src/reference/configuration.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let documented = documented_keys(&page);
+    let accepted = accepted_keys();
+    // A table's own name is a key too; its keys document it.
+    let undocumented: Vec<&String> = accepted
+        .iter()
+        .filter(|key| {
+            let is_table = accepted.iter().any(|k| k.starts_with(&format!("{key}.")));
+            !is_table && !documented.contains(key)
+        })
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "keys the validator accepts but {} does not document: {undocumented:?}",
+        page_path.display()
+    );
+    // The list is the validator's: it holds keys of every section and of an
+    // engine table, and a key it does not read is refused.
+    for key in [
+        "config_version",
+        "limits.fetch_concurrency",
+        "engines.<name>.api_key_file",
+        "egress.hosts",
+    ] {
+        assert!(
+            accepted.contains(&key.to_owned()),
+            "{key} missing from {accepted:?}"
+        );
+    }
+    assert!(!problems("[limits]\nnot_a_key = 1\n").is_empty());
+}
+
+/// One row of the reference's engine table, written from the driver's
+/// admission record and registry entry.
+fn engine_row(kind: EngineType) -> String {
+    use crate::engine::{CredentialRule, LanguageSupport};
+    let spec = kind.spec();
+    let a = &spec.admission;
+    let categories: Vec<&str> = spec.default_categories.iter().map(|c| c.as_str()).collect();
+    let key = match spec.credential {
+        CredentialRule::None => "none".to_owned(),
+        CredentialRule::Required { default_env } => format!("required (`{default_env}`)"),
+        CredentialRule::Optional => "optional".to_owned(),
+    };
+    let rate = match (a.rate_limit_per_minute, a.min_interval_ms) {
+        (_, Some(ms)) => format!("one every {} s", ms / 1000),
+        (Some(n), None) => format!("{n} a minute"),
+        (None, None) => "none published".to_owned(),
+    };
+    let languages = match a.languages {
+        LanguageSupport::Any => "any".to_owned(),
+        LanguageSupport::Listed(codes) if codes.len() <= 3 => codes.join(", "),
+        LanguageSupport::Listed(codes) => format!("{} listed", codes.len()),
+    };
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let zero = if spec.in_default_set {
+        if spec.credential.is_required() {
+            "yes, inactive without a key"
+        } else {
+            "yes"
+        }
+    } else if spec.scraping {
+        "never (a scraping driver: needs `[scraping] enabled = true`)"
+    } else if spec.endpoint_required {
+        "never (needs `endpoint`: the operator's own instance)"
+    } else {
+        "never"
+    };
+    format!(
+        "| `{}` | {} | {key} | {rate} | {} | {} | {languages} | {} | {} | {} | {zero} |",
+        kind.as_str(),
+        categories.join(", "),
+        a.concurrency_cap,
+        a.max_query_chars,
+        yes(a.time_ranges),
+        yes(a.cacheable),
+        yes(a.attribution_required),
+    )
+}
+
+#[allow(clippy::disallowed_methods)]
+#[test]
+fn the_operator_reference_engine_table_matches_each_admission_record() {
+    // Verifies: REQ-ENG-001 (each engine type's limits as the operator reads them)
+    let page_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../packaging/docs/src/reference/configuration.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let missing: Vec<String> = EngineType::ALL
+        .iter()
+        .map(|&kind| engine_row(kind))
+        .filter(|row| !page.lines().any(|line| line == row))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} lacks these engine rows (or has them otherwise):\n{}",
+        page_path.display(),
+        missing.join("\n")
+    );
+}
