@@ -163,6 +163,13 @@ fn markdown_text_fences_the_web_and_keeps_the_structured_content() {
     );
     assert!(!inside.contains(&fence), "{fetch_text}");
 
+    assert!(
+        text(&status).ends_with(
+            "## Engines\n| Engine | State | Median latency (ms) | Reason |\n|---|---|---|---|\n| brave | disabled | - | no_credential |\n| wikipedia | closed | - | - |\n"
+        ),
+        "{status}"
+    );
+
     assert_eq!(refused["isError"], json!(true), "{refused}");
     assert!(
         text(&refused).starts_with("# Error: invalid_request\n\nMessage: "),
