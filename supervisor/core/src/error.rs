@@ -366,7 +366,14 @@ impl ToolError {
     pub const fn refused(&self) -> Option<Refused> {
         match self {
             Self::Denied { refused, .. } => *refused,
-            _ => None,
+            Self::InvalidRequest(_)
+            | Self::UpgradeFailed
+            | Self::Unavailable { .. }
+            | Self::HttpStatus { .. }
+            | Self::FetchDeadline
+            | Self::Redirected { .. }
+            | Self::UnsupportedContent { .. }
+            | Self::TooLarge { .. } => None,
         }
     }
 
