@@ -35,7 +35,9 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Transport::Stdio)]
         transport: Transport,
     },
-    /// Validate the configuration: exit 0 when valid, 1 with every problem.
+    /// Validate the configuration and the secrets it names: the verdict on
+    /// stdout, each problem and warning (an engine left inactive) with its
+    /// key on stderr; exit 0 when valid, 1 with every problem.
     Check,
     /// Ask the HTTP listener of `serve --transport http` at the configured
     /// `[http] bind` for its tools over MCP (with its token): exit 0 when it
@@ -193,6 +195,7 @@ fn check(path: Option<&std::path::Path>) -> ExitCode {
     if check_confinement(&config) {
         ExitCode::SUCCESS
     } else {
+        println!("workers refused: serve would not start them");
         ExitCode::from(1)
     }
 }
