@@ -327,10 +327,10 @@ fn blocks_text(items: &[Value], budget: &mut Budget) -> Option<String> {
             }
             budget.values -= 1;
             match v {
-                Value::String(s) => {
-                    if longest.is_none_or(|l| s.len() > l.len()) && is_paragraph(s) {
-                        longest = Some(s);
-                    }
+                Value::String(s)
+                    if longest.is_none_or(|l| s.len() > l.len()) && is_paragraph(s) =>
+                {
+                    longest = Some(s);
                 }
                 Value::Object(map) if depth < BLOCK_DEPTH_MAX => {
                     stack.extend(map.values().map(|v| (v, depth + 1)));
