@@ -14,7 +14,10 @@
 //! - **Embedded page data**: `<script type="application/json">` blocks (a
 //!   framework's serialized page state) and scripts that are one assignment
 //!   of plain JSON to a `window` property. No field name is trusted: the
-//!   longest string that reads like prose is taken.
+//!   longest prose is taken, either one string or an array of content
+//!   blocks (an article stored as a list of paragraphs, each a string or an
+//!   object holding one), read whole; a string that is itself JSON is
+//!   parsed and walked in turn.
 //!
 //! A string reads like prose when, its markup left aside, it has at least
 //! [`PROSE_MIN_CHARS`] characters, mostly letters, words of natural length,
@@ -23,10 +26,19 @@
 //! Markdown path as a page; plain text becomes paragraphs at blank lines,
 //! through that same path (so the same escaping and decoding apply).
 //!
+//! Measured by emptying the body of the bench pages that have data blocks
+//! (keeping their scripts): of 1,027 such shells, 156 are read from their
+//! data, word F1 0.53 and 0.51 on the two halves of the mixed development
+//! set (precision 0.72 and 0.74), 0.78 and 0.93 on the article set's; the
+//! rest stay `extraction_failed`. Whole pages are read from their markup as
+//! before.
+//!
 //! Everything is bounded like the page: the bytes of each block and of all
 //! blocks read, the JSON depth (serde_json's own recursion limit first,
 //! then [`DEPTH_MAX`] for the walk), the strings looked at, and the HTML
 //! parse of the chosen string (LIM-F12).
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -249,26 +261,33 @@ fn best_prose(root: &Value, budget: &mut Budget) -> Option<(usize, String)> {
 }
 
 fn best_prose_nested(root: &Value, budget: &mut Budget, nesting: usize) -> Option<(usize, String)> {
-    let mut best: Option<(usize, &str)> = None;
+    let mut best: Option<(usize, Cow<'_, str>)> = None;
     let mut nested: Vec<&str> = Vec::new();
-    walk(root, budget, |v| {
-        let Value::String(s) = v else { return };
-        if s.len() < PROSE_MIN_CHARS {
-            return;
-        }
-        if is_json_text(s) {
-            if nesting < NESTED_JSON_MAX {
-                nested.push(s);
+    let mut arrays: Vec<&[Value]> = Vec::new();
+    walk(root, budget, |v| match v {
+        Value::String(s) if s.len() >= PROSE_MIN_CHARS => {
+            if is_json_text(s) {
+                if nesting < NESTED_JSON_MAX {
+                    nested.push(s);
+                }
+            } else if let Some(chars) = prose_text_chars(s)
+                && best.as_ref().is_none_or(|(c, _)| chars > *c)
+            {
+                best = Some((chars, Cow::Borrowed(s)));
             }
-            return;
         }
-        if let Some(chars) = prose_text_chars(s)
-            && best.is_none_or(|(c, _)| chars > c)
-        {
-            best = Some((chars, s));
-        }
+        Value::Array(items) if items.len() >= BLOCKS_MIN => arrays.push(items),
+        _ => {}
     });
-    let mut best = best.map(|(c, s)| (c, s.to_owned()));
+    for items in arrays {
+        if let Some(joined) = blocks_text(items, budget)
+            && let Some(chars) = prose_text_chars(&joined)
+            && best.as_ref().is_none_or(|(c, _)| chars > *c)
+        {
+            best = Some((chars, Cow::Owned(joined)));
+        }
+    }
+    let mut best = best.map(|(c, s)| (c, s.into_owned()));
     for text in nested {
         if budget.values == 0 {
             break;
@@ -281,6 +300,79 @@ fn best_prose_nested(root: &Value, budget: &mut Budget, nesting: usize) -> Optio
         }
     }
     best
+}
+
+/// Fewest paragraphs an array of content blocks has.
+const BLOCKS_MIN: usize = 3;
+
+/// Levels below an array's item searched for the item's paragraph.
+const BLOCK_DEPTH_MAX: usize = 3;
+
+/// Fewest characters of a block's paragraph.
+const PARAGRAPH_MIN_CHARS: usize = 40;
+
+/// The text of an array of content blocks (an article stored as a list of
+/// paragraphs, each a string or an object holding one): each item's
+/// longest sentence, paragraphs apart. `None` when fewer than
+/// [`BLOCKS_MIN`] items hold one.
+fn blocks_text(items: &[Value], budget: &mut Budget) -> Option<String> {
+    let mut out = String::new();
+    let mut paragraphs = 0usize;
+    for item in items {
+        let mut longest: Option<&str> = None;
+        let mut stack = vec![(item, 0usize)];
+        while let Some((v, depth)) = stack.pop() {
+            if budget.values == 0 {
+                return None;
+            }
+            budget.values -= 1;
+            match v {
+                Value::String(s)
+                    if longest.is_none_or(|l| s.len() > l.len()) && is_paragraph(s) =>
+                {
+                    longest = Some(s);
+                }
+                Value::Object(map) if depth < BLOCK_DEPTH_MAX => {
+                    stack.extend(map.values().map(|v| (v, depth + 1)));
+                }
+                Value::Array(list) if depth < BLOCK_DEPTH_MAX => {
+                    stack.extend(list.iter().map(|v| (v, depth + 1)));
+                }
+                _ => {}
+            }
+        }
+        if let Some(p) = longest {
+            if paragraphs > 0 {
+                out.push_str("\n\n");
+            }
+            out.push_str(p.trim());
+            paragraphs += 1;
+            if out.len() > SCRIPT_MAX_BYTES {
+                break;
+            }
+        }
+    }
+    (paragraphs >= BLOCKS_MIN).then_some(out)
+}
+
+/// Whether a string reads like one paragraph: words, mostly letters, a
+/// sentence end; not JSON.
+fn is_paragraph(s: &str) -> bool {
+    if s.len() < PARAGRAPH_MIN_CHARS || is_json_text(s) {
+        return false;
+    }
+    let (mut letters, mut visible, mut spaces) = (0usize, 0usize, 0usize);
+    for c in s.chars() {
+        if c.is_whitespace() {
+            spaces += 1;
+        } else {
+            visible += 1;
+            letters += usize::from(c.is_alphabetic());
+        }
+    }
+    spaces * MEAN_WORD_MAX >= visible
+        && (letters as f64) >= LETTER_SHARE_MIN * (visible as f64)
+        && s.contains(['.', '!', '?', '。'])
 }
 
 /// Levels of JSON inside JSON strings read.
@@ -389,9 +481,9 @@ fn cjk_share(s: &str) -> f64 {
 /// text comes out.
 fn render(body: &str, url: Option<&url::Url>) -> Option<(String, bool)> {
     let html = if looks_like_html(body) {
-        std::borrow::Cow::Borrowed(body)
+        Cow::Borrowed(body)
     } else {
-        std::borrow::Cow::Owned(text_to_html(body))
+        Cow::Owned(text_to_html(body))
     };
     let dom = dom::parse(&html, true);
     let found = extract::extract(&dom, false);

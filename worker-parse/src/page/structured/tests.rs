@@ -341,3 +341,33 @@ fn page_data_serialized_twice_is_read_inside_not_taken_for_prose() {
     );
     assert!(!p.markdown.contains('{'), "{}", p.markdown);
 }
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn an_article_stored_as_a_list_of_paragraph_blocks_is_read_whole() {
+    let blocks: Vec<_> = (0..6)
+        .map(|i| {
+            json!({"_type": "block", "style": "normal", "key": format!("k{i}"),
+                   "children": [{"_type": "span", "text": prose(&format!("block{i}"), 1)}]})
+        })
+        .collect();
+    let data = json!({"page": {
+        "title": "Harbour",
+        "body": blocks,
+        // A list of teasers, shorter than the article.
+        "related": [{"title": "Bridge", "summary": "The old bridge reopens in May."},
+                    {"title": "Ferry", "summary": "The ferry timetable changes."},
+                    {"title": "Quay", "summary": "The quay gets new lights."}],
+    }});
+    let html = shell(&format!(
+        "<script type=\"application/json\">{}</script>",
+        script_json(&data)
+    ));
+    let p = page(&html);
+    assert!(p.from_structured_data);
+    let paras: Vec<&str> = p.markdown.split("\n\n").collect();
+    assert_eq!(paras.len(), 6, "{}", p.markdown);
+    assert!(paras[0].starts_with("The block0 council"));
+    assert!(paras[5].starts_with("The block5 council"));
+    assert!(!p.markdown.contains("ferry"));
+}
