@@ -596,6 +596,26 @@ fn fetch_examples() -> Examples {
              </head><body><div id=\"root\"></div></body></html>",
         ),
     );
+    site.page(
+        "/shell",
+        Page::new(
+            200,
+            "text/html",
+            "<!doctype html><html><head><script type=\"application/ld+json\">\
+             {\"@type\": \"NewsArticle\", \"headline\": \"The new quay\", \"articleBody\": \
+             \"The harbour council met on Tuesday to weigh the plan for the new quay, and agreed \
+             to hear the fishermen before any vote. The vote is set for spring, and the quay \
+             would open two years later if the budget holds. The fishermen asked for a berth \
+             of their own, away from the ferries, and for a say in the hours the cranes may \
+             work. The council will publish the plan and the fishermen's answer before the \
+             vote, so that everyone in the town can read both.\"}</script>\
+             <script src=\"/app.js\"></script></head><body><div id=\"root\"></div></body></html>",
+        ),
+    );
+    site.page(
+        "/astray",
+        Page::redirect(302, &format!("http://site1.test/{}", "a".repeat(3000))),
+    );
     site.page("/big", Page::new(200, "text/plain", vec![b'x'; 100 * 1024]));
     site.page(
         "/down",
@@ -625,6 +645,16 @@ fn fetch_examples() -> Examples {
     );
     call("denied-robots-txt", json!({"url": url("/private/plans")}));
     call("denied-egress", json!({"url": "http://10.0.0.1/admin"}));
+    call(
+        "denied-egress-port",
+        json!({"url": "https://news.example:8443/today"}),
+    );
+    call(
+        "denied-egress-host-name",
+        json!({"url": "https://news..example/today"}),
+    );
+    call("denied-egress-url-form", json!({"url": url("/astray")}));
+    call("fetch-from-structured-data", json!({"url": url("/shell")}));
     call("denied-scheme", json!({"url": "ftp://site0.test/file"}));
     call(
         "denied-credential-in-url",
@@ -671,6 +701,20 @@ fn fetch_setting_examples() -> Examples {
         ),
     ));
 
+    let mut denying = started(
+        "config_version = 1\n[service]\ncontact = \"ops@example.org\"\n\
+         [egress]\ndeny = [\"blocked.example\"]\n",
+    );
+    out.push((
+        "denied-egress-deny-rule",
+        answer(
+            &mut denying,
+            "web_fetch",
+            json!({"url": "https://blocked.example/page"}),
+            &ports,
+        ),
+    ));
+
     let mut refusing = started(
         "config_version = 1\n[service]\ncontact = \"ops@example.org\"\n\
          [egress.hosts]\n\"intranet.test\" = [\"127.0.0.1\"]\n",
@@ -709,7 +753,9 @@ fn fetch_setting_examples() -> Examples {
 
 /// Every word of the vocabularies a caller reads.
 fn vocabulary() -> Vec<(&'static str, Vec<&'static str>)> {
-    use rypsok_core::error::{DeniedReason, ErrorKind, UnavailableReason, UnsupportedReason};
+    use rypsok_core::error::{
+        DeniedReason, EgressRefused, ErrorKind, UnavailableReason, UnsupportedReason,
+    };
     use rypsok_core::response::{
         DisabledReason, DropReason, EngineErrorClass, EngineState, NoticeCode, Outcome, SkipReason,
     };
@@ -724,6 +770,7 @@ fn vocabulary() -> Vec<(&'static str, Vec<&'static str>)> {
         ("error kind", ErrorKind::words()),
         ("unavailable reason", UnavailableReason::words()),
         ("denied reason", DeniedReason::words()),
+        ("egress refusal part", EgressRefused::words()),
         ("unsupported_content reason", UnsupportedReason::words()),
     ]
 }
@@ -733,7 +780,7 @@ fn words_in(value: &Value, found: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, v) in map {
-                if let ("outcome" | "code" | "reason" | "kind" | "state", Value::String(word)) =
+                if let ("outcome" | "code" | "reason" | "kind" | "state" | "refused", Value::String(word)) =
                     (key.as_str(), v)
                 {
                     found.push(word.clone());
