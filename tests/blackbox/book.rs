@@ -780,8 +780,10 @@ fn words_in(value: &Value, found: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, v) in map {
-                if let ("outcome" | "code" | "reason" | "kind" | "state" | "refused", Value::String(word)) =
-                    (key.as_str(), v)
+                if let (
+                    "outcome" | "code" | "reason" | "kind" | "state" | "refused",
+                    Value::String(word),
+                ) = (key.as_str(), v)
                 {
                     found.push(word.clone());
                 }

@@ -278,15 +278,16 @@ impl EgressPolicy {
     /// spelling neither escapes a deny rule nor misses an allow rule.
     pub fn judge_addr(&self, addr: IpAddr, port: u16) -> AddressVerdict {
         let canon = canonical(addr);
-        let matches = |rules: &[crate::EgressRule]| {
-            rules.iter().any(|rule| {
-                rule.matches_addr(addr, port) || (canon != addr && rule.matches_addr(canon, port))
-            })
-        };
-        if matches(&self.deny) {
+        let denied = self.deny.iter().any(|rule| {
+            rule.denies_addr(addr, port) || (canon != addr && rule.denies_addr(canon, port))
+        });
+        if denied {
             return AddressVerdict::DeniedByRule;
         }
-        if matches(&self.allow) {
+        let allowed = self.allow.iter().any(|rule| {
+            rule.matches_addr(addr, port) || (canon != addr && rule.matches_addr(canon, port))
+        });
+        if allowed {
             return AddressVerdict::AllowedByRule;
         }
         let class = classify(canon);
@@ -305,7 +306,7 @@ impl EgressPolicy {
     /// when no rule names it and each of its addresses decides. `name` is
     /// lower-case without a root dot.
     pub fn judge_name(&self, name: &str, port: u16) -> Option<AddressVerdict> {
-        if self.deny.iter().any(|rule| rule.matches_name(name, port)) {
+        if self.deny.iter().any(|rule| rule.denies_name(name, port)) {
             return Some(AddressVerdict::DeniedByRule);
         }
         if self.allow.iter().any(|rule| rule.matches_name(name, port)) {
@@ -947,11 +948,11 @@ mod tests {
                 V::DeniedByRule,
             ),
             (
-                "deny v6 other port",
+                "deny without a port, other port",
                 &deny_v6,
                 "2606:4700::1111",
                 8080,
-                V::PortNotAllowed,
+                V::DeniedByRule,
             ),
         ];
         for (row, policy, addr, port, want) in rows {
