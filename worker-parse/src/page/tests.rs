@@ -793,3 +793,77 @@ fn the_content_starts_at_the_article_s_heading_after_link_lists() {
     let md = markdown(&page);
     assert!(md.starts_with("Analysis of the week"), "{md}");
 }
+
+/// A reader's comment or a teaser: an item with its own author line,
+/// date and reply link, in no element named for what it is.
+fn dated_item(n: usize, text: &str) -> String {
+    format!(
+        "<li><div><img src=/a{n}.png alt=\"\"> <b>Reader {n}</b> \
+         <time datetime=\"2024-05-0{}\">May {n}, 2024</time></div>\
+         <div><p>{text}</p></div><a href=\"#c{n}\">Reply</a></li>",
+        n % 9 + 1
+    )
+}
+
+// Verifies: REQ-PAGE-002 (a series of dated items after an article is not content)
+#[test]
+fn a_short_post_keeps_its_place_before_a_long_comment_thread() {
+    let comments: String = (0..10)
+        .map(|n| dated_item(n, &prose(2, "Comment")))
+        .collect();
+    let page = format!(
+        "<body><div><article><h1>Building a shelf</h1><p>{}</p><p>{}</p></article>\
+         <div><h3>10 responses</h3><ol>{comments}</ol></div></div></body>",
+        prose(5, "Post"),
+        prose(4, "Post"),
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Post sentence number 4"), "{md}");
+    assert!(!md.contains("Comment sentence"), "{md}");
+    // Teasers with their dates after a short text go the same way.
+    let teasers: String = (0..6)
+        .map(|n| {
+            format!(
+                "<div><h3><a href=/s{n}>Other story {n}</a></h3><time>June {n}</time>\
+                 <p>A teaser for story {n}, a line to draw the reader further in.</p></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div><div><p>{}</p><p>{}</p></div><div><h2>You may also like</h2>\
+         <div>{teasers}</div></div></div></body>",
+        prose(4, "Post"),
+        prose(3, "Post"),
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Post sentence number 2"), "{md}");
+    assert!(!md.contains("A teaser for story"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (a thread's posts are its content)
+#[test]
+fn a_thread_whose_first_post_is_like_its_replies_is_read_whole() {
+    // The question is one of the series: nothing of its own before it.
+    let posts: String = (0..6)
+        .map(|n| dated_item(n, &prose(3, &format!("Post{n}"))))
+        .collect();
+    let md = markdown(&format!(
+        "<body><h1>Which bike?</h1><ol>{posts}</ol></body>"
+    ));
+    assert!(
+        md.contains("Post0 sentence number 2") && md.contains("Post5 sentence number 2"),
+        "{md}"
+    );
+    // The question stands apart, but the answers are as long as it is.
+    let answers: String = (0..4)
+        .map(|n| dated_item(n, &prose(8, &format!("Answer{n}"))))
+        .collect();
+    let md = markdown(&format!(
+        "<body><h1>Which bike?</h1><div><p>{}</p><time>May 1</time></div><ol>{answers}</ol></body>",
+        prose(8, "Question"),
+    ));
+    assert!(
+        md.contains("Question sentence number 7") && md.contains("Answer3 sentence number 7"),
+        "{md}"
+    );
+}
