@@ -1017,12 +1017,10 @@ fn drop_appended_series(
     skip: &mut [bool],
 ) {
     let n = dom.nodes.len();
-    // Whether a date element is at or below each node (post-order).
+    // Whether a date element is at or below each node (post-order), in
+    // the excluded parts too: an item's date often sits in its footer.
     let mut dated = vec![false; n];
     for &id in order.iter().rev() {
-        if skip[id] {
-            continue;
-        }
         if dom.element(id).is_some_and(|e| {
             e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
         }) {

@@ -838,6 +838,24 @@ fn a_short_post_keeps_its_place_before_a_long_comment_thread() {
     let md = markdown(&page);
     assert!(md.contains("Post sentence number 2"), "{md}");
     assert!(!md.contains("A teaser for story"), "{md}");
+    // Comments whose dates sit in their footers, which are never read.
+    let comments: String = (0..5)
+        .map(|n| {
+            format!(
+                "<li><article><footer><b>Reader {n}</b> <time>May {n}</time></footer>\
+                 <p>{}</p></article></li>",
+                prose(1, "Comment")
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div><article><p>{}</p><p>{}</p><ol>{comments}</ol></article></div></body>",
+        prose(5, "Post"),
+        prose(4, "Post"),
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Post sentence number 4"), "{md}");
+    assert!(!md.contains("Comment sentence"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002 (a thread's posts are its content)
