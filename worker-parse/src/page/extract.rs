@@ -226,6 +226,17 @@ fn boilerplate_word(w: &str) -> bool {
             | "respond"
             | "pager"
             | "toolbar"
+            // The byline (author and date) stays out of the content. Measured
+            // with a detector of the short block after the article's `<h1>`
+            // that carries a `<time>`, a `datetime`, `rel=author` or an
+            // author or publication-date `itemprop`, its text set as one
+            // line above the content where the content lacked it: F1 (half
+            // A / half B) 0.956 / 0.974 -> 0.954 / 0.971 on the article
+            // benchmark, 0.856 / 0.851 -> 0.855 / 0.851 on the mixed
+            // benchmark's development split (articles 0.934 / 0.945 ->
+            // 0.933 / 0.944). It costs on both halves: the ground truth of
+            // both leaves bylines out, and the caller has the page's URL
+            // and title beside the content.
             | "byline"
             | "author-bio"
             | "tags"

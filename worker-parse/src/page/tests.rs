@@ -928,3 +928,23 @@ fn a_thread_whose_first_post_is_like_its_replies_is_read_whole() {
         "{md}"
     );
 }
+
+// Verifies: REQ-PAGE-002 (the byline stays out of the content: measured,
+// it costs F1 on both halves of both page sets; see extract.rs)
+#[test]
+fn the_byline_next_to_the_heading_is_left_out() {
+    for byline in [
+        "<div class=byline>By <a href=/ann>Ann Lee</a>, May 2, 2024</div>",
+        "<p><a rel=author href=/ann>Ann Lee</a> <time datetime=2024-05-02>May 2, 2024</time></p>",
+    ] {
+        let page = format!(
+            "<body><div class=page><h1>The old bridge closes</h1>{byline}\
+             <div class=body><p>{}</p><p>{}</p></div></div></body>",
+            prose(5, "Story"),
+            prose(5, "More"),
+        );
+        let md = markdown(&page);
+        assert!(md.contains("More sentence number 4"), "{md}");
+        assert!(!md.contains("Ann Lee") && !md.contains("May 2"), "{md}");
+    }
+}
