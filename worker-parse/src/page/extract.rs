@@ -1076,7 +1076,8 @@ fn drop_appended_series(
             // Each item is short beside the text before them: an article
             // dwarfs its comments and teasers; a thread's first post is
             // about the size of a reply.
-            let per_item = weight[id].text.saturating_sub(weight[id].link) / items as u32;
+            let per_item = weight[id].text.saturating_sub(weight[id].link)
+                / u32::try_from(items).unwrap_or(u32::MAX);
             if before[id] >= APPENDED_PROSE_MIN
                 && before[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
             {
