@@ -18,7 +18,9 @@
 //!    sections) unless they hold much of the page's text; a comment
 //!    section goes however long, when the page has prose of its own
 //!    outside it; on a page of prose, image captions and credit lines
-//!    (the image contributes its alternative text instead).
+//!    (the image contributes its alternative text instead). By structure
+//!    alone, a series of short dated items after an article's text
+//!    (readers' comments, "more stories" teasers) goes too.
 //! 2. **Weights**: each element's characters of text outside links, inside
 //!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
 //!    and long runs of text set straight in a block between `<br>`s,
@@ -94,6 +96,18 @@ const LINK_DISCOUNT: u32 = 3;
 
 /// [`DESCEND_SHARE`] for table rows and cells.
 const TABLE_DESCEND_SHARE: f64 = 0.85;
+
+/// Prose before a series of dated items (see [`drop_appended_series`])
+/// that makes the series an appendix of an article: a text of its own,
+/// longer than a thread's title or a listing's introduction.
+const APPENDED_PROSE_MIN: u32 = 400;
+
+/// Fewest dated items that make a series.
+const SERIES_MIN: usize = 3;
+
+/// How many times an item's mean text the prose before a series must be
+/// for the series to be an appendix.
+const APPENDED_ITEM_RATIO: u32 = 3;
 
 /// Elements that are never main content.
 fn never_content(name: &LocalName) -> bool {
@@ -212,6 +226,17 @@ fn boilerplate_word(w: &str) -> bool {
             | "respond"
             | "pager"
             | "toolbar"
+            // The byline (author and date) stays out of the content. Measured
+            // with a detector of the short block after the article's `<h1>`
+            // that carries a `<time>`, a `datetime`, `rel=author` or an
+            // author or publication-date `itemprop`, its text set as one
+            // line above the content where the content lacked it: F1 (half
+            // A / half B) 0.956 / 0.974 -> 0.954 / 0.971 on the article
+            // benchmark, 0.856 / 0.851 -> 0.855 / 0.851 on the mixed
+            // benchmark's development split (articles 0.934 / 0.945 ->
+            // 0.933 / 0.944). It costs on both halves: the ground truth of
+            // both leaves bylines out, and the caller has the page's URL
+            // and title beside the content.
             | "byline"
             | "author-bio"
             | "tags"
@@ -605,6 +630,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             mark_subtree(dom, id, &mut skip);
         }
     }
+    drop_appended_series(dom, &order, &weight, &before, &mut skip);
     let bare = bare_prose(dom, &order, &skip, &weight, &candidates);
     let weight = weights(dom, &order, &skip, &text, &bare);
     let plain = |id: NodeId| weight[id].text.saturating_sub(weight[id].link);
@@ -983,6 +1009,82 @@ fn bare_prose(
                 .is_none_or(|&(all, long)| long * 2 >= all)
         })
         .collect()
+}
+
+/// Drops the series of dated items that follow an article's prose: a
+/// block whose children with text are mostly items that carry a date of
+/// their own (a `<time>`, or an element with a `datetime`), three at
+/// least, with a text of prose before it in the document outside it.
+/// Readers' comments and "more stories" teasers have that shape, by
+/// structure and whatever their names; an article's paragraphs do not
+/// carry dates of their own. A thread's or a listing's own items have
+/// little prose before them (a title, an introduction), so they stay;
+/// series nested in an item of a series are judged with the outer one.
+fn drop_appended_series(
+    dom: &Dom,
+    order: &[NodeId],
+    weight: &[Weight],
+    before: &[u32],
+    skip: &mut [bool],
+) {
+    let n = dom.nodes.len();
+    // Whether a date element is at or below each node (post-order), in
+    // the excluded parts too: an item's date often sits in its footer.
+    let mut dated = vec![false; n];
+    for &id in order.iter().rev() {
+        if dom.element(id).is_some_and(|e| {
+            e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
+        }) {
+            dated[id] = true;
+        }
+        if dated[id]
+            && let Some(p) = dom.nodes[id].parent
+        {
+            dated[p] = true;
+        }
+    }
+    let mut in_series = vec![false; n];
+    for &id in order {
+        if let Some(p) = dom.nodes[id].parent {
+            in_series[id] |= in_series[p];
+        }
+        if skip[id] || in_series[id] || !dated[id] || dom.element(id).is_none() {
+            continue;
+        }
+        // Children with text, and those of them that are dated items of
+        // the most frequent tag (the series' own shape).
+        let mut items = 0usize;
+        let mut tags: Vec<(&LocalName, usize)> = Vec::new();
+        for c in dom.children(id) {
+            if skip[c] || weight[c].text == 0 {
+                continue;
+            }
+            let Some(tag) = dom.element(c).and_then(Element::html_name) else {
+                continue;
+            };
+            items += 1;
+            if dated[c] {
+                match tags.iter_mut().find(|(t, _)| *t == tag) {
+                    Some((_, count)) => *count += 1,
+                    None => tags.push((tag, 1)),
+                }
+            }
+        }
+        let alike = tags.iter().map(|&(_, count)| count).max().unwrap_or(0);
+        if alike >= SERIES_MIN && alike * 2 >= items {
+            in_series[id] = true;
+            // Each item is short beside the text before them: an article
+            // dwarfs its comments and teasers; a thread's first post is
+            // about the size of a reply.
+            let per_item = weight[id].text.saturating_sub(weight[id].link)
+                / u32::try_from(items).unwrap_or(u32::MAX);
+            if before[id] >= APPENDED_PROSE_MIN
+                && before[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
+            {
+                mark_subtree(dom, id, skip);
+            }
+        }
+    }
 }
 
 /// Marks a node and everything below it as skipped.
