@@ -1117,6 +1117,55 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
     assert!(first.await.unwrap().is_ok());
 }
 
+// Verifies: REQ-PAGE-002, REQ-SEC-016 (content the parser read from the page's structured data
+// carries the notice from_structured_data on every window; other content does not)
+#[test]
+fn content_read_from_structured_data_is_noticed() {
+    use super::{Read, respond};
+    use crate::response::NoticeCode;
+    use crate::validate::FetchArgs;
+    let text: String = (0..40)
+        .map(|i| format!("Stone {i} of the old quay was laid in the spring. "))
+        .collect();
+    let args = |start_char| FetchArgs {
+        url: "https://example.org/".into(),
+        max_chars: 500,
+        start_char,
+    };
+    let codes = |read: Read, start: usize| -> Vec<NoticeCode> {
+        respond(
+            "https://example.org/".into(),
+            None,
+            &text,
+            read,
+            &args(start),
+        )
+        .unwrap()
+        .notices
+        .iter()
+        .map(|n| n.code)
+        .collect()
+    };
+    let structured = Read {
+        partial: false,
+        structured: true,
+    };
+    assert_eq!(codes(structured, 0), [NoticeCode::FromStructuredData]);
+    assert_eq!(codes(structured, 500), [NoticeCode::FromStructuredData]);
+    assert!(codes(Read::default(), 0).is_empty());
+    let both = Read {
+        partial: true,
+        structured: true,
+    };
+    assert_eq!(
+        codes(both, 0),
+        [
+            NoticeCode::ExtractionPartial,
+            NoticeCode::FromStructuredData
+        ]
+    );
+}
+
 // Verifies: REQ-FETCH-005 (a window that would cut a word ends at the whitespace before it)
 #[test]
 fn a_window_that_would_cut_a_word_ends_before_it() {
