@@ -9,8 +9,8 @@
 //! html5ever offers bounds, which is why this sink is hand-written.)
 //!
 //! The parser reads the document without what the scan in `skip` found it
-//! may leave out (scripts' and styles' text, drawings, unread attributes):
-//! the tree is the same, for about half the work.
+//! may leave out (scripts' and styles' text, comments' text, drawings,
+//! unread attributes): the tree is the same, for about half the work.
 
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
@@ -65,6 +65,10 @@ pub(crate) enum Data {
 pub(crate) struct Element {
     pub(crate) name: QualName,
     pub(crate) attrs: Vec<(LocalName, String)>,
+    /// Extraction's note of what the element's class and id words say,
+    /// kept here once worked out (0: not yet): it asks several times per
+    /// element.
+    pub(crate) words: Cell<u8>,
 }
 
 impl Element {
@@ -265,9 +269,9 @@ pub(crate) fn parse_with(
     };
     let mut parser = parse_document(sink, opts);
     // The parser reads everything but what the scan found it may skip
-    // (contents of scripts, styles and drawings, unread attributes), copied
-    // into one string: many small inputs would each cost the parser a
-    // buffer of its own.
+    // (contents of scripts, styles, comments and drawings, unread
+    // attributes), copied into one string: many small inputs would each
+    // cost the parser a buffer of its own.
     let skipped = if skip {
         skip::skippable(html, scripting)
     } else {
@@ -486,7 +490,11 @@ impl TreeSink for Sink {
                 (a.name.local, v.to_owned())
             })
             .collect();
-        self.new_node(Data::Element(Element { name, attrs }))
+        self.new_node(Data::Element(Element {
+            name,
+            attrs,
+            words: Cell::new(0),
+        }))
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeId {
