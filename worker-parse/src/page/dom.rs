@@ -291,6 +291,15 @@ pub(crate) fn parse_with(
         compact = kept;
         compact.as_str()
     };
+    // About one node per `<` (start and end tags, and the text between):
+    // room for them at once spares copying the tree as it grows.
+    let tags = memchr::memchr_iter(b'<', rest.as_bytes()).count();
+    let room = tags.min(max_nodes.saturating_add(1));
+    {
+        let sink = &parser.tokenizer.sink.sink;
+        sink.nodes.borrow_mut().reserve(room);
+        sink.names.borrow_mut().reserve(room);
+    }
     while !rest.is_empty() {
         let mut end = rest.len().min(CHUNK);
         while !rest.is_char_boundary(end) {
