@@ -59,6 +59,14 @@ for f in "$parse"/pages/*.html; do
     { printf 'text/html; charset=utf-8\n'; head -c 8192 "$f"; } | seed charset_decode
 done
 printf 'text/plain; charset=windows-1252\nna\xefve caf\xe9\n' | seed charset_decode
+# Script shells whose text is only in structured data (the fallback of
+# page/structured.rs): JSON-LD in a @graph, embedded page data with an
+# HTML body, a window assignment of plain JSON.
+s='The council met to weigh the plan. The members agreed to hear the fishermen. '
+s="$s$s$s$s$s$s"
+printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":"WebSite","name":"G"},{"@type":"NewsArticle","headline":"H &amp; h","articleBody":"%s\\n\\n%s"}]}</script></head><body><div id="root"></div></body></html>' "$s" "$s" | seed html_extract
+printf '<html><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"post":{"content":"<h2>T<\\/h2><p>%s<\\/p><p>%s<\\/p>"}}}}</script></body></html>' "$s" "$s" | seed html_extract
+printf '<html><body><p>Loading</p><script>window.__STATE__ = {"a":[{"body":"%s"}]};</script></body></html>' "$s" | seed html_extract
 printf 'text/plain; charset=shift_jis\n\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\n' | seed charset_decode
 printf '\n\xef\xbb\xbfBOM then UTF-8 \xc3\xa9\n' | seed charset_decode
 printf 'text/html\n<meta charset="koi8-r"><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>\n' | seed charset_decode

@@ -9,6 +9,7 @@
 #   bash packaging/ci.sh systemd    # the unit's exposure score (<= 2.0)
 #   bash packaging/ci.sh deb        # the Debian package: lintian, dpkg -i, run, remove
 #   bash packaging/ci.sh manifests  # the Kubernetes example and the compose file against their schemas
+#   bash packaging/ci.sh docs       # the book (packaging/docs) built with mdBook
 #
 # `static` comes first: the others use its binary.
 set -euo pipefail
@@ -24,6 +25,9 @@ PYYAML_VERSION=6.0.3
 # Carries the Compose Specification's JSON schema (compose/config/compose_spec.json);
 # installed without its dependencies, only for that file.
 DOCKER_COMPOSE_VERSION=1.29.2
+# The book's builder, from source without its `serve`, `watch` and `search`
+# features (a static build needs none of them).
+MDBOOK_VERSION=0.5.4
 
 APT_UPDATED=
 need_apt() {
@@ -260,6 +264,21 @@ print(f"{sys.argv[1]}: valid against {schema_path.name}")
 EOF
 }
 
+step_docs() {
+    # The book's examples are not run here: the tests produce and compare
+    # them (tests/blackbox/book.rs, and the configuration reference's checks
+    # in supervisor/core), in the test step before this one.
+    local mdbook=target/mdbook/bin/mdbook
+    if ! "$mdbook" --version 2>/dev/null | grep -qF "v$MDBOOK_VERSION"; then
+        cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features \
+            --root target/mdbook --target-dir target/mdbook-build
+    fi
+    "$mdbook" build packaging/docs
+    test -s packaging/docs/book/index.html
+    test -s packaging/docs/book/reading-a-response.html
+    test -s packaging/docs/book/reference/configuration.html
+}
+
 for step in "$@"; do
     case "$step" in
         static) step_static ;;
@@ -267,6 +286,7 @@ for step in "$@"; do
         systemd) step_systemd ;;
         deb) step_deb ;;
         manifests) step_manifests ;;
+        docs) step_docs ;;
         *) echo "unknown step $step" >&2; exit 2 ;;
     esac
 done

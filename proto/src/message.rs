@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use rypsok_egress::EgressPolicy;
 use rypsok_egress::robots::RobotsRules;
+use rypsok_egress::{EgressPolicy, Refusal};
 
 /// Which worker a process is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,9 +317,11 @@ pub enum NetFailure {
     InvalidUrl,
     /// The name did not resolve.
     Resolve,
-    /// Every address of the name was refused by the egress policy. Callers
-    /// must answer this exactly like [`NetFailure::Resolve`]; only logs tell.
-    Refused,
+    /// Every address of the name was refused by the egress policy, for the
+    /// reason given (of the first refused address). Callers must answer
+    /// this exactly like [`NetFailure::Resolve`]; only logs tell, and they
+    /// tell which part of the policy refused.
+    Refused(Refusal),
     /// No address accepted a connection in time.
     Connect,
     /// The TLS handshake failed.
@@ -338,7 +340,7 @@ impl NetFailure {
         match self {
             Self::InvalidUrl => "invalid_url",
             Self::Resolve => "resolve",
-            Self::Refused => "refused",
+            Self::Refused(_) => "refused",
             Self::Connect => "connect",
             Self::Tls => "tls",
             Self::Timeout => "timeout",
@@ -434,6 +436,9 @@ pub enum PageParse {
         markdown: String,
         /// The document was read in part (`extraction_partial`).
         partial: bool,
+        /// The content was read from the page's structured data, its markup
+        /// holding none (`from_structured_data`).
+        structured: bool,
     },
     /// The media type is not one rypsok reads.
     Unsupported {

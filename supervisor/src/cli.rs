@@ -19,19 +19,25 @@ struct Cli {
     /// Configuration file (TOML). Without one, the defaults apply.
     #[arg(long, global = true, env = "RYPSOK_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Without a command, rypsok serves MCP on stdin and stdout, as
+    /// `serve` does.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP until the end of input (stdio) or SIGTERM.
+    /// Serve MCP until the end of input (stdio) or SIGTERM; stdio unless
+    /// `--transport http` (the default command).
     Serve {
-        /// The transport.
-        #[arg(long, value_enum)]
+        /// The transport: stdio (for a host that starts rypsok) or http
+        /// (Streamable HTTP on `[http] bind`).
+        #[arg(long, value_enum, default_value_t = Transport::Stdio)]
         transport: Transport,
     },
-    /// Validate the configuration: exit 0 when valid, 1 with every problem.
+    /// Validate the configuration and the secrets it names: the verdict on
+    /// stdout, each problem and warning (an engine left inactive) with its
+    /// key on stderr; exit 0 when valid, 1 with every problem.
     Check,
     /// Ask the HTTP listener of `serve --transport http` at the configured
     /// `[http] bind` for its tools over MCP (with its token): exit 0 when it
@@ -104,7 +110,10 @@ pub(crate) fn run() -> Result<ExitCode> {
             return Ok(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(USAGE)));
         }
     };
-    match cli.command {
+    let command = cli.command.unwrap_or(Command::Serve {
+        transport: Transport::Stdio,
+    });
+    match command {
         Command::Worker {
             kind,
             parent,
@@ -124,25 +133,7 @@ pub(crate) fn run() -> Result<ExitCode> {
             std::io::Write::write_all(&mut std::io::stdout().lock(), &manpage()?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check => match load(cli.config.as_deref()) {
-            Ok(config) => {
-                eprintln!("configuration valid");
-                // The configuration is only half of whether serve can work:
-                // the other half is what this kernel lets the workers do.
-                Ok(if check_confinement(&config) {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(1)
-                })
-            }
-            Err(problems) => {
-                for p in &problems {
-                    eprintln!("{p}");
-                }
-                eprintln!("configuration invalid: {} problem(s)", problems.len());
-                Ok(ExitCode::from(1))
-            }
-        },
+        Command::Check => Ok(check(cli.config.as_deref())),
         Command::Health => match load(cli.config.as_deref()) {
             Ok(config) => Ok(match crate::health::check(&config) {
                 Ok(addr) => {
@@ -180,11 +171,50 @@ pub(crate) fn run() -> Result<ExitCode> {
     }
 }
 
+/// `rypsok check`: the verdict on stdout, each problem and warning on
+/// stderr (one line each, with its key path); exit 1 when `serve` would
+/// refuse the configuration or its workers.
+#[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
+fn check(path: Option<&std::path::Path>) -> ExitCode {
+    let config = match load(path) {
+        Ok(config) => config,
+        Err(problems) => return invalid(&problems),
+    };
+    // What the file names but cannot be read only shows when read: the
+    // adapter reads it here, as serve will at start.
+    let (problems, warnings) = crate::secrets::credential_report(&config);
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
+    if !problems.is_empty() {
+        return invalid(&problems);
+    }
+    println!("configuration valid");
+    // The configuration is only half of whether serve can work: the other
+    // half is what this kernel lets the workers do.
+    if check_confinement(&config) {
+        ExitCode::SUCCESS
+    } else {
+        println!("workers refused: serve would not start them");
+        ExitCode::from(1)
+    }
+}
+
+/// Each problem on stderr, the verdict on stdout; exit 1.
+#[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
+fn invalid(problems: &[ConfigProblem]) -> ExitCode {
+    for p in problems {
+        eprintln!("{p}");
+    }
+    println!("configuration invalid: {} problem(s)", problems.len());
+    ExitCode::from(1)
+}
+
 /// Prints the confinement this kernel allows, probed by starting one
-/// worker of each kind (not inferred from kernel version numbers), and
-/// whether `[sandbox]` would refuse it. `false` when serve's workers would
+/// worker of each kind (not inferred from kernel version numbers), on
+/// stdout, and on stderr whether `[sandbox]` would refuse it. `false` when serve's workers would
 /// be refused.
-#[allow(clippy::print_stderr)] // the operator's terminal
+#[allow(clippy::print_stderr, clippy::print_stdout)] // check's report on stdout, what serve would refuse on stderr
 fn check_confinement(config: &Config) -> bool {
     let (mut net, mut parse) = crate::serve::worker_specs(config);
     // The probe's own worker logs would drown the report.
@@ -205,12 +235,12 @@ fn check_confinement(config: &Config) -> bool {
             return false;
         }
     };
-    eprintln!("confinement (probed by starting one worker of each kind):");
+    println!("confinement (probed by starting one worker of each kind):");
     let mut ok = true;
     for (kind, result) in probed {
         match result {
             Ok(c) => {
-                eprintln!(
+                println!(
                     "  {}: {}; seccomp {} ({} system calls); landlock {} (ABI {}, tcp {}); no_new_privs {}; rlimits {}; inherited descriptors closed {}; capabilities dropped {}",
                     kind.as_str(),
                     c.summary(),

@@ -630,11 +630,19 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
     let token = match &config.http.auth_token {
         None => None,
-        Some(reference) => match crate::secrets::read_secret(reference) {
-            Some(token) => Some(Sha256::digest(token.as_bytes()).into()),
-            None => {
+        Some(reference) => match crate::secrets::read_secret_or_why(reference) {
+            Ok(token) => Some(Sha256::digest(token.as_bytes()).into()),
+            Err(why) => {
+                // The key and what it names (the operator's own file),
+                // as `rypsok check` says it; never the token.
+                let key = match reference {
+                    rypsok_core::config::SecretRef::Env(_) => "http.auth_token_env",
+                    rypsok_core::config::SecretRef::File(_) => "http.auth_token_file",
+                };
                 tracing::error!(
                     event = "auth_token_unreadable",
+                    key,
+                    reason = %why,
                     "the [http] token could not be read; nothing started"
                 );
                 return Ok(ExitCode::from(1));

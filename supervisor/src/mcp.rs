@@ -29,7 +29,8 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use rypsok_core::config::HttpConfig;
+use rypsok_core::config::{HttpConfig, TextFormat};
+use rypsok_core::response::markdown;
 use rypsok_core::tools::{DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition};
 use rypsok_core::{Caller, Services, ToolOutput};
 use serde_json::Value;
@@ -46,6 +47,8 @@ pub(crate) struct Adapter {
     services: Arc<Services>,
     tools: Arc<[Tool]>,
     structured_content: bool,
+    /// What the text block holds (`[service] text_format`).
+    text_format: TextFormat,
     /// rypsok's own call ids for logs: the JSON-RPC id is the client's text.
     next_call: Arc<AtomicU64>,
     /// The caller of a call that does not name one (stdio: the process).
@@ -103,6 +106,7 @@ impl Adapter {
     pub(crate) fn new(services: Arc<Services>, caller: Caller) -> Self {
         // The configuration of a process is immutable, so the list is built once.
         let structured_content = services.config().service.structured_content;
+        let text_format = services.config().service.text_format;
         let revisions = revisions(services.config().service.handshake_revisions);
         let tools = services
             .tool_definitions()
@@ -113,6 +117,7 @@ impl Adapter {
             services,
             tools,
             structured_content,
+            text_format,
             next_call: Arc::new(AtomicU64::new(1)),
             caller,
             refused: Arc::default(),
@@ -154,14 +159,19 @@ impl Adapter {
             .unwrap_or_else(|| self.caller.clone())
     }
 
-    /// Renders an output: structured content plus the same JSON as text
-    /// (REQ-MCP-011, REQ-ERR-003).
-    fn render(&self, output: ToolOutput) -> CallToolResult {
+    /// Renders an output: structured content plus, as text, the same JSON
+    /// or, when the operator chose Markdown, the same response rendered for
+    /// reading (REQ-MCP-011, REQ-ERR-003).
+    fn render(&self, output: &ToolOutput) -> CallToolResult {
         let (value, is_error) = match output {
             Ok(response) => (response.to_wire(), false),
             Err(error) => (error.to_wire(), true),
         };
-        let text = vec![ContentBlock::text(value.to_string())];
+        let text = match self.text_format {
+            TextFormat::Json => value.to_string(),
+            TextFormat::Markdown => markdown::render(output),
+        };
+        let text = vec![ContentBlock::text(text)];
         let mut result = if is_error {
             CallToolResult::error(text)
         } else {
@@ -270,7 +280,7 @@ impl ServerHandler for Adapter {
                 );
             }
         });
-        Ok(self.render(output).into())
+        Ok(self.render(&output).into())
     }
 
     async fn on_custom_request(

@@ -4,7 +4,7 @@
 //! file and no environment (its `clippy.toml` forbids it).
 
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use rypsok_core::config::{SecretRef, load_str};
@@ -16,37 +16,138 @@ const SECRET_FILE_MAX_BYTES: u64 = 64 * 1024;
 
 /// Reads and validates the configuration file at `path`.
 pub(crate) fn load_file(path: &Path) -> Result<Config, Vec<ConfigProblem>> {
-    // The I/O error is not reported: its text can carry the path, and the
-    // operator already knows which file they named.
+    // The path is the operator's own, named on their command line; the
+    // reason is rypsok's word for the I/O error (whose own text could
+    // differ by platform), never the file's content.
     match std::fs::read_to_string(path) {
         Ok(text) => load_str(&text),
-        Err(_) => Err(vec![ConfigProblem {
+        Err(error) => Err(vec![ConfigProblem {
             path: String::new(),
-            message: "cannot read the configuration file".to_owned(),
+            message: format!(
+                "cannot read the configuration file {}: {}",
+                path.display(),
+                io_reason(&error)
+            ),
         }]),
     }
+}
+
+/// Why a file could not be read, in rypsok's words.
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        ErrorKind::NotFound => "no such file".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        ErrorKind::IsADirectory => "it is a directory".to_owned(),
+        ErrorKind::InvalidData => "it is not UTF-8 text".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Why a secret could not be read: the variable or the file it names (the
+/// operator's own words), never anything it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unreadable {
+    /// The environment variable is not set.
+    EnvUnset(String),
+    /// The environment variable holds no UTF-8 text.
+    EnvNotText(String),
+    /// The environment variable is empty or blank.
+    EnvEmpty(String),
+    /// The file could not be opened or read; the reason in rypsok's words.
+    File(String, String),
+    /// The file's first line is empty, blank or not UTF-8 text.
+    FileEmpty(String),
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::EnvUnset(name) => write!(f, "the environment variable {name} is not set"),
+            Self::EnvNotText(name) => {
+                write!(f, "the environment variable {name} is not UTF-8 text")
+            }
+            Self::EnvEmpty(name) => write!(f, "the environment variable {name} is empty"),
+            Self::File(path, reason) => write!(f, "cannot read the file {path}: {reason}"),
+            Self::FileEmpty(path) => {
+                write!(f, "the file {path} has no secret on its first line")
+            }
+        }
+    }
+}
+
+/// The problems (a reference the file names that cannot be read: `serve
+/// --transport http` refuses an unreadable token, and an engine with an
+/// unreadable key is inactive) and the warnings (an engine whose driver's
+/// default variable is unset is inactive) of the secrets a configuration
+/// names. Each line holds the key and what it names, never a secret.
+pub(crate) fn credential_report(config: &Config) -> (Vec<ConfigProblem>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    for key in config.credential_keys() {
+        let Err(why) = read_secret_or_why(key.reference) else {
+            continue;
+        };
+        let consequence = match key.engine {
+            Some(engine) => format!("; the engine {engine} will be inactive"),
+            None => "; serve --transport http will not start".to_owned(),
+        };
+        if key.written {
+            problems.push(ConfigProblem {
+                path: key.key,
+                message: format!("{why}{consequence}"),
+            });
+        } else {
+            warnings.push(format!("warning: {}: {why}{consequence}", key.key));
+        }
+    }
+    (problems, warnings)
 }
 
 /// Reads a secret from where `reference` points: an environment variable's
 /// value, or the first line of a file, trimmed. `None` when it is missing,
 /// empty or unreadable. The value is never logged.
 pub(crate) fn read_secret(reference: &SecretRef) -> Option<String> {
-    let raw = match reference {
-        SecretRef::Env(name) => std::env::var(name).ok()?,
-        SecretRef::File(path) => read_first_line(path)?,
+    read_secret_or_why(reference).ok()
+}
+
+/// As [`read_secret`], saying why when there is no secret.
+pub(crate) fn read_secret_or_why(reference: &SecretRef) -> Result<String, Unreadable> {
+    let secret = match reference {
+        SecretRef::Env(name) => match std::env::var(name) {
+            Ok(value) => non_blank(&value).ok_or_else(|| Unreadable::EnvEmpty(name.clone()))?,
+            Err(std::env::VarError::NotPresent) => return Err(Unreadable::EnvUnset(name.clone())),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Unreadable::EnvNotText(name.clone()));
+            }
+        },
+        SecretRef::File(path) => {
+            let shown = || path.display().to_string();
+            let line = read_first_line(path).map_err(|e| Unreadable::File(shown(), e))?;
+            line.as_deref()
+                .and_then(non_blank)
+                .ok_or_else(|| Unreadable::FileEmpty(shown()))?
+        }
     };
+    Ok(secret)
+}
+
+fn non_blank(raw: &str) -> Option<String> {
     let secret = raw.trim();
     (!secret.is_empty()).then(|| secret.to_owned())
 }
 
-fn read_first_line(path: &Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
+/// The file's first line; `Ok(None)` when it is empty or not UTF-8 text,
+/// `Err` with the reason when it cannot be read.
+fn read_first_line(path: &Path) -> Result<Option<String>, String> {
+    let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
     let mut bytes = Vec::new();
     file.take(SECRET_FILE_MAX_BYTES)
         .read_to_end(&mut bytes)
-        .ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    text.lines().next().map(str::to_owned)
+        .map_err(|e| io_reason(&e))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    Ok(text.lines().next().map(str::to_owned))
 }
 
 /// Each enabled engine's credential, by engine id, for the engines whose
@@ -140,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_file_is_one_problem_without_a_path() {
+    fn unreadable_configuration_file_is_one_problem_with_its_path_and_reason() {
         // Verifies: REQ-CFG-005 (a missing file named explicitly is an error)
         let missing =
             std::env::temp_dir().join(format!("rypsok-no-such-file-{}.toml", std::process::id()));
@@ -149,8 +250,46 @@ mod tests {
             problems,
             [ConfigProblem {
                 path: String::new(),
-                message: "cannot read the configuration file".to_owned()
+                message: format!(
+                    "cannot read the configuration file {}: no such file",
+                    missing.display()
+                )
             }]
         );
+        let dir = std::env::temp_dir();
+        assert_eq!(
+            load_file(&dir).unwrap_err()[0].message,
+            format!(
+                "cannot read the configuration file {}: it is a directory",
+                dir.display()
+            )
+        );
+    }
+
+    #[test]
+    fn unreadable_secrets_say_which_variable_or_file_and_why_never_what_it_holds() {
+        // Verifies: REQ-CFG-004 (secrets by reference; a reference that cannot be read is named, its content never)
+        let unset = "RYPSOK_TEST_SURELY_UNSET_VARIABLE";
+        assert_eq!(
+            read_secret_or_why(&SecretRef::Env(unset.to_owned())),
+            Err(Unreadable::EnvUnset(unset.to_owned()))
+        );
+        let missing = std::env::temp_dir().join(format!("rypsok-no-key-{}", std::process::id()));
+        let why = read_secret_or_why(&SecretRef::File(missing.clone())).unwrap_err();
+        assert_eq!(
+            why.to_string(),
+            format!("cannot read the file {}: no such file", missing.display())
+        );
+        let blank = temp_file("blank-key", b"  \nsecond-line-secret\n");
+        let why = read_secret_or_why(&SecretRef::File(blank.clone())).unwrap_err();
+        std::fs::remove_file(&blank).unwrap();
+        assert_eq!(
+            why.to_string(),
+            format!(
+                "the file {} has no secret on its first line",
+                blank.display()
+            )
+        );
+        assert!(!why.to_string().contains("second-line-secret"));
     }
 }

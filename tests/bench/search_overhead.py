@@ -18,7 +18,13 @@ rate, which rypsok keeps per engine.
 --cache turns the search cache on ([cache] enabled) and measures the hit
 latency instead: each query is searched twice, and the second call, which
 both Wikipedia-type engines answer from the cache without a request, is
-timed from the moment it was sent to its response line.
+timed from the moment it was sent to its response line. The first call of
+each pair, a miss that asks both engines, is timed the same way (it
+includes the engines' delay) for comparison.
+
+Each run prints the machine's load average (1, 5, 15 minutes) before and
+after: the figures are wall-clock medians, meaningful only with the load
+they were taken under.
 
 Usage: python3 tests/bench/search_overhead.py [--runs N] [--delay-ms D]
        [--with-brave | --cache] [--bin target/release/rypsok]
@@ -130,13 +136,18 @@ def main():
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     proc.stdin.flush()
 
+    load_before = os.getloadavg()
     if args.cache:
-        hits, warmup = [], 5
+        hits, misses, warmup = [], [], 5
         for i in range(warmup + args.runs):
             call = {"name": "web_search",
                     "arguments": {"query": f"counter strike {i}", "max_results": 5}}
-            request(2 * i + 1, "tools/call", call)
+            before = (len(first.arrived), len(second.arrived))
+            miss_sent_at = time.perf_counter()
+            _, miss_received = request(2 * i + 1, "tools/call", call)
             asked = (len(first.arrived), len(second.arrived))
+            if i >= warmup and asked == (before[0] + 1, before[1] + 1):
+                misses.append((miss_received - miss_sent_at) * 1000)
             sent_at = time.perf_counter()
             answer, received = request(2 * i + 2, "tools/call", call)
             notices = answer["result"].get("structuredContent", {}).get("notices", [])
@@ -152,6 +163,10 @@ def main():
         print(f"cache on, wikipedia + wikipedia; calls answered from the cache: {len(hits)}")
         print(f"web_search hit latency (call sent to response): median {statistics.median(hits):.2f} ms, "
               f"p99 {p99:.2f} ms, max {hits[-1]:.2f} ms")
+        if misses:
+            print(f"web_search miss latency (both engines asked, answering after {args.delay_ms:g} ms): "
+                  f"median {statistics.median(misses):.2f} ms over {len(misses)} calls")
+        print_load(load_before)
         return
 
     overheads, dispatches, outcomes = [], [], {}
@@ -185,6 +200,13 @@ def main():
     print(f"web_search overhead above the slowest engine: median {statistics.median(overheads):.2f} ms, "
           f"p99 {p99:.2f} ms, max {overheads[-1]:.2f} ms (target PERF-2: < 2 ms median, < 10 ms p99)")
     print(f"dispatch (call sent to first engine request): median {statistics.median(dispatches):.2f} ms")
+    print_load(load_before)
+
+
+def print_load(before):
+    after = os.getloadavg()
+    print("load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}; cores: {}".format(
+        *before, *after, os.cpu_count()))
 
 
 if __name__ == "__main__":

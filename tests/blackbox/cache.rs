@@ -155,6 +155,29 @@ fn another_language_or_time_range_misses() {
     assert!(from_cache(&week).is_empty(), "{week}");
 }
 
+// Verifies: REQ-CACHE-002 (another result count is another entry; the same one hits)
+#[test]
+fn another_result_count_misses() {
+    let (wikipedia, brave) = fakes();
+    let mut server = start(&wikipedia, &brave, "[cache]\nenabled = true\n");
+    let five = json!({"query": "counter strike", "max_results": 5});
+    call(&mut server, "web_search", five.clone());
+    let seven = call(
+        &mut server,
+        "web_search",
+        json!({"query": "counter strike", "max_results": 7}),
+    );
+    assert!(from_cache(&seven).is_empty(), "{seven}");
+    assert_eq!(wikipedia.seen().len(), 2);
+    let again = call(&mut server, "web_search", five);
+    assert_eq!(
+        from_cache(&again),
+        [json!({"code": "from_cache", "engine": "wikipedia"})],
+        "{again}"
+    );
+    assert_eq!(wikipedia.seen().len(), 2);
+}
+
 // Verifies: REQ-CACHE-003, REQ-PRIV-002 (a query the privacy check warned about bypasses the cache)
 #[test]
 fn a_warned_query_asks_every_time() {

@@ -3,8 +3,9 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::process::Command;
+use std::time::Duration;
 
-use crate::support::{TempDir, binary, workspace_file};
+use crate::support::{Server, TempDir, binary, workspace_file};
 
 fn rypsok(args: &[&str]) -> std::process::Output {
     Command::new(binary())
@@ -26,10 +27,10 @@ fn prints_its_version() {
 #[test]
 fn exits_two_on_usage_errors() {
     for args in [
-        &["serve"][..],
+        &["serve", "--transport"][..],
         &["frobnicate"],
         &["serve", "--transport", "carrier-pigeon"],
-        &[],
+        &["check", "--transport", "stdio"],
     ] {
         let out = rypsok(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -38,7 +39,28 @@ fn exits_two_on_usage_errors() {
     }
 }
 
-// Verifies: REQ-SEC-018 (a configured token that cannot be read: nothing is served)
+// Verifies: REQ-OPS-001, REQ-MCP-002 (stdio is the default transport: `rypsok serve` and plain `rypsok` serve MCP on stdin/stdout until end of input)
+#[test]
+fn serve_and_no_command_at_all_serve_stdio() {
+    for args in [&["serve"][..], &[]] {
+        let mut server = Server::start_with_args(args, None);
+        let init = server.initialize();
+        assert!(init["result"]["serverInfo"].is_object(), "{args:?}: {init}");
+        let tools = server.request("tools/list", serde_json::json!({}));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(names.len(), 3, "{args:?}: {tools}");
+        for name in ["web_search", "web_fetch", "engine_status"] {
+            assert!(names.contains(&name), "{args:?}: {name} in {names:?}");
+        }
+        let status = server.close_and_wait(Duration::from_secs(10));
+        assert!(status.is_some_and(|s| s.success()), "{args:?}: {status:?}");
+    }
+}
+
+// Verifies: REQ-SEC-018, REQ-CFG-004 (a configured token that cannot be read: nothing is served, and the key and variable are named)
 #[test]
 fn http_refuses_to_start_without_its_token() {
     let dir = TempDir::new("http-token");
@@ -54,66 +76,167 @@ fn http_refuses_to_start_without_its_token() {
         .output()
         .expect("run rypsok");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("auth_token_unreadable"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("auth_token_unreadable"), "{stderr}");
+    // Which key, and what it names.
+    assert!(stderr.contains("http.auth_token_env"), "{stderr}");
+    assert!(
+        stderr.contains("the environment variable RYPSOK_TEST_NO_SUCH_TOKEN is not set"),
+        "{stderr}"
+    );
 }
 
-/// Every configuration fixture with its `# expect:` lines.
-fn fixtures() -> Vec<(String, std::path::PathBuf, Vec<String>)> {
-    let dir = workspace_file("supervisor/core/testdata/config");
+/// What `--config` names for a fixture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConfigArg {
+    /// The fixture itself.
+    This,
+    /// A file that does not exist.
+    Missing,
+    /// A directory.
+    Directory,
+}
+
+/// One configuration fixture and its header lines (`tests/check/README.md`).
+#[derive(Debug)]
+struct Fixture {
+    name: String,
+    path: std::path::PathBuf,
+    expect: Vec<String>,
+    config: ConfigArg,
+    files: Vec<String>,
+    env: Vec<String>,
+    unset: Vec<String>,
+}
+
+/// Every fixture of a directory, by name.
+fn fixtures(relative: &str) -> Vec<Fixture> {
+    let dir = workspace_file(relative);
     let mut out: Vec<_> = std::fs::read_dir(&dir)
         .expect("config fixtures")
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("fixture");
-            let expect = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("# expect: "))
-                .map(str::to_owned)
-                .collect();
-            (
-                p.file_name()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("fixture");
+            let header = |prefix: &str| -> Vec<String> {
+                text.lines()
+                    .filter_map(|l| l.strip_prefix(prefix))
+                    .map(str::to_owned)
+                    .collect()
+            };
+            let config = match header("# config: ").first().map(String::as_str) {
+                None => ConfigArg::This,
+                Some("missing") => ConfigArg::Missing,
+                Some("directory") => ConfigArg::Directory,
+                Some(other) => panic!("{}: unknown `# config: {other}`", path.display()),
+            };
+            Fixture {
+                name: path
+                    .file_name()
                     .unwrap_or_default()
                     .to_string_lossy()
                     .into_owned(),
-                p,
-                expect,
-            )
+                expect: header("# expect: "),
+                config,
+                files: header("# with-file: "),
+                env: header("# with-env: "),
+                unset: header("# unset-env: "),
+                path,
+            }
         })
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
-// Verifies: REQ-CFG-005, REQ-OPS-001 (check lists every problem with its key path; exit 1)
+/// What every secret of a fixture holds; it must never be printed.
+const FIXTURE_SECRET: &str = "fixture-secret-3f9c2a7e";
+
+/// Runs `rypsok check` on a fixture as its header asks and checks the exit
+/// code, the verdict on stdout and every line on stderr.
+fn check_fixture(fixture: &Fixture) {
+    let name = &fixture.name;
+    let dir = TempDir::new("check");
+    let root = dir.write(".keep", "").parent().expect("dir").to_path_buf();
+    for file in &fixture.files {
+        dir.write(file, &format!("{FIXTURE_SECRET}\n"));
+    }
+    let config = match fixture.config {
+        ConfigArg::This => fixture.path.clone(),
+        ConfigArg::Missing => root.join("no-such.toml"),
+        ConfigArg::Directory => root.clone(),
+    };
+    let mut command = Command::new(binary());
+    command
+        .arg("check")
+        .arg("--config")
+        .arg(&config)
+        .current_dir(&root)
+        .env_clear();
+    if !fixture.unset.iter().any(|v| v == "BRAVE_API_KEY") {
+        command.env("BRAVE_API_KEY", FIXTURE_SECRET);
+    }
+    for variable in &fixture.env {
+        command.env(variable, FIXTURE_SECRET);
+    }
+    let out = command.output().expect("run check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expect: Vec<String> = fixture
+        .expect
+        .iter()
+        .filter(|l| *l != "ok")
+        .map(|l| l.replace("{dir}", &root.to_string_lossy()))
+        .collect();
+    assert!(!fixture.expect.is_empty(), "{name}: no `# expect:` line");
+    let problems = expect
+        .iter()
+        .filter(|l| !l.starts_with("warning: "))
+        .count();
+    let verdict = if problems == 0 {
+        "configuration valid".to_owned()
+    } else {
+        format!("configuration invalid: {problems} problem(s)")
+    };
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(problems > 0)),
+        "{name}: {stderr}"
+    );
+    assert_eq!(
+        stdout.lines().next(),
+        Some(verdict.as_str()),
+        "{name}: {stdout}"
+    );
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), expect, "{name}");
+    assert!(
+        !stdout.contains(FIXTURE_SECRET) && !stderr.contains(FIXTURE_SECRET),
+        "{name}: a secret was printed"
+    );
+}
+
+// Verifies: REQ-CFG-005, REQ-OPS-001 (check lists every problem with its key path on stderr, its verdict on stdout; exit 1)
 #[test]
 fn check_reports_every_problem_of_every_refused_fixture() {
-    let all = fixtures();
+    let all = fixtures("supervisor/core/testdata/config");
     assert!(
         all.len() >= 10,
         "expected the refusal fixtures, found {}",
         all.len()
     );
-    for (name, path, expect) in all {
-        let out = Command::new(binary())
-            .arg("check")
-            .env("RYPSOK_CONFIG", &path)
-            .output()
-            .expect("run check");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if expect == ["ok"] {
-            assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
-            continue;
-        }
-        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
-        for line in &expect {
-            assert!(
-                stderr.lines().any(|l| l == line),
-                "{name}: missing `{line}` in:\n{stderr}"
-            );
-        }
-        assert!(out.stdout.is_empty(), "{name}");
+    for fixture in &all {
+        check_fixture(fixture);
+    }
+}
+
+// Verifies: REQ-CFG-004, REQ-CFG-005 (check reads what the file names: an unreadable secret is a problem naming its key and its variable or file, an engine left inactive a warning, an unreadable configuration file its path and why)
+#[test]
+fn check_reports_what_serve_would_refuse_or_leave_inactive() {
+    let all = fixtures("tests/check");
+    assert!(all.len() >= 12, "fixtures missing: {}", all.len());
+    for fixture in &all {
+        check_fixture(fixture);
     }
 }
 

@@ -226,6 +226,59 @@ fn a_code_search_keeps_stack_exchanges_backoff_beside_a_failing_github() {
     assert_eq!(github.seen().len(), 2);
 }
 
+// Verifies: REQ-RES-002, REQ-CMP-002 (GitHub's spent window, x-ratelimit-remaining 0, rests it until x-ratelimit-reset)
+#[test]
+fn github_rests_until_its_rate_window_resets_when_an_answer_spends_it() {
+    let stackexchange = FakeHttp::start(Reply::json(&fixture(
+        "stackexchange/written_search_advanced_no_items.json",
+    )));
+    // The last request of the window: the reset is a minute after the
+    // answer's own Date (both on GitHub's clock).
+    let github = FakeHttp::start(
+        Reply::json(&fixture("github/written_search_repositories_tetris.json"))
+            .with_header("date", "Tue, 14 Nov 2023 22:13:20 GMT")
+            .with_header("x-ratelimit-limit", "10")
+            .with_header("x-ratelimit-remaining", "0")
+            .with_header("x-ratelimit-reset", "1700000060"),
+    );
+    let text = config(
+        &[stackexchange.port(), github.port()],
+        &[
+            engine(
+                "stackexchange",
+                "stackexchange",
+                stackexchange.port(),
+                "/2.3/search/advanced",
+            ),
+            engine("github", "github", github.port(), "/search/repositories"),
+        ],
+    );
+    let mut server = Server::start(Some(&text));
+    server.initialize();
+    let query = json!({"query": "tetris", "category": "code"});
+    let first = server.call("web_search", query.clone());
+    let body = structured(&first);
+    assert_eq!(body["outcome"], json!("ok"), "{first}");
+    assert!(
+        urls(body).contains(&"https://github.com/dtrupenn/Tetris"),
+        "{first}"
+    );
+    let second = server.call("web_search", query);
+    let body = structured(&second);
+    assert!(
+        notices(body).contains(
+            &json!({"code": "engine_skipped", "engine": "github", "reason": "rate_limited"})
+        ),
+        "{second}"
+    );
+    assert_eq!(
+        github.seen().len(),
+        1,
+        "GitHub was asked inside its spent window"
+    );
+    assert_eq!(stackexchange.seen().len(), 2);
+}
+
 // Verifies: REQ-CMP-002, REQ-ENG-007, REQ-SEARCH-005 (arXiv's pace: the next slot past the deadline skips it)
 #[test]
 fn arxiv_is_skipped_when_its_pace_leaves_no_room_before_the_deadline() {

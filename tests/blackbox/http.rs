@@ -1245,3 +1245,60 @@ fn a_body_that_is_not_json_gets_a_clear_400_without_echo() {
     let counts = final_counts(&mut server);
     assert_eq!(counts["invalid_json"], json!(3), "{counts}");
 }
+
+/// A tokenless loopback listener whose fetches reach `site.test` on the
+/// fake's port, with `extra` in `[limits]`.
+fn fetch_server(fake: &FakeHttp, limits: &str) -> Server {
+    let port = fake.port();
+    Server::start_http(
+        &format!(
+            "config_version = 1\n{LOOPBACK}[limits]\nfetch_concurrency = 8\n{limits}[fetch]\nrobots_txt = false\n[egress]\nallow_http = true\nallow = [\"127.0.0.1:{port}\"]\n[egress.hosts]\n\"site.test\" = [\"127.0.0.1\"]\n"
+        ),
+        &[],
+    )
+}
+
+/// Six fetches of one slow page at once by one caller: how many were
+/// answered and how many were refused as busy.
+fn six_parallel_fetches(server: &Server, port: u16) -> (usize, usize) {
+    let addr = server.http_addr();
+    let calls: Vec<_> = (0..6)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let url = format!("http://site.test:{port}/page-{i}");
+                let answer = current(
+                    addr,
+                    &[],
+                    "tools/call",
+                    json!({"name": "web_fetch", "arguments": {"url": url}}),
+                );
+                outcome_of(&answer.message())
+            })
+        })
+        .collect();
+    let outcomes: Vec<Value> = calls
+        .into_iter()
+        .map(|call| call.join().expect("call thread"))
+        .collect();
+    let count = |word: &str| outcomes.iter().filter(|o| **o == json!(word)).count();
+    assert_eq!(count("ok") + count("busy"), 6, "{outcomes:?}");
+    (count("ok"), count("busy"))
+}
+
+// Verifies: REQ-SEC-019 (LIM-F10 per caller: a quarter by default; `[limits] fetch_concurrency_per_caller` raises one caller's share)
+#[test]
+fn one_caller_gets_the_fetch_share_the_operator_set() {
+    // Each page takes 3 s, so the six calls overlap; LIM-F4 is 10 s.
+    let fake = FakeHttp::start(
+        Reply::json(b"a slow page")
+            .with_status(200, "text/plain; charset=utf-8")
+            .delayed(Duration::from_secs(3)),
+    );
+    let raised = fetch_server(&fake, "fetch_concurrency_per_caller = 6\n");
+    assert_eq!(six_parallel_fetches(&raised, fake.port()), (6, 0));
+    drop(raised);
+    let quarter = fetch_server(&fake, "");
+    let (ok, busy) = six_parallel_fetches(&quarter, fake.port());
+    assert_eq!(ok, 2, "a quarter of 8 by default");
+    assert_eq!(busy, 4);
+}

@@ -4,10 +4,14 @@
 //! touches the internet.
 //!
 //! Table of contents:
+//! - `book`: the book's "Reading a response" page: every example on it
+//!   produced by the binary and compared (`RYPSOK_BLESS=1` rewrites them).
 //! - `brave`: Brave beside Wikipedia: the key only to Brave, merged and
 //!   attributed results, partial answers, workers without environment.
 //! - `cache`: the search cache: a second identical search asks no engine
 //!   that allows storage, misses on another request, warned queries.
+//! - `engine_keys`: the optional keys of OpenAlex and SearXNG reach the
+//!   provider only when named, and never an answer or a log line.
 //! - `engines`: the science, news and code engines against loopback fakes
 //!   serving their fixtures: several engines in one category, one failing,
 //!   one rate limited, a provider's backoff kept, arXiv's pace.
@@ -35,6 +39,9 @@
 //! - `search`: `web_search` through all three processes against a fake
 //!   Wikipedia: results, empty answers, API errors, the 403 block, the
 //!   deadline, cancellation reaching the engine request.
+//! - `text_format`: the text block of a tool result in each
+//!   `[service] text_format`: the JSON, or Markdown with the web's text
+//!   fenced; the structured content the same in both.
 //! - `workers`: worker processes: a SIGKILL during a call, no orphan after
 //!   end of input or SIGTERM, logs tagged with the process.
 
@@ -43,10 +50,12 @@
 
 mod support;
 
+mod book;
 mod brave;
 mod cache;
 mod cli;
 mod duckduckgo;
+mod engine_keys;
 mod engines;
 mod fetch;
 mod http;
@@ -55,4 +64,5 @@ mod protocol;
 mod sandbox;
 mod search;
 mod status;
+mod text_format;
 mod workers;

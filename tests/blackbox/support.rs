@@ -302,14 +302,20 @@ impl Server {
     }
 
     pub(crate) fn start_with_env(config: Option<&str>, env: &[(&str, &str)]) -> Self {
-        Self::spawn("stdio", config, env)
+        Self::spawn(&["serve", "--transport", "stdio"], config, env)
+    }
+
+    /// Starts rypsok with these command-line words (before `--config`), to
+    /// be spoken to over its stdio.
+    pub(crate) fn start_with_args(args: &[&str], config: Option<&str>) -> Self {
+        Self::spawn(args, config, &[])
     }
 
     /// Starts `rypsok serve --transport http` with this configuration
     /// (whose `[http] bind` should be `127.0.0.1:0`) and waits until it
     /// listens; [`Server::http_addr`] is then the bound address.
     pub(crate) fn start_http(config: &str, env: &[(&str, &str)]) -> Self {
-        let server = Self::spawn("http", Some(config), env);
+        let server = Self::spawn(&["serve", "--transport", "http"], Some(config), env);
         server.http_addr();
         server
     }
@@ -331,12 +337,13 @@ impl Server {
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
     }
 
-    fn spawn(transport: &str, config: Option<&str>, env: &[(&str, &str)]) -> Self {
+    fn spawn(args: &[&str], config: Option<&str>, env: &[(&str, &str)]) -> Self {
+        let http = args.ends_with(&["http"]);
         let dir = TempDir::new("serve");
         // Black-box tests start the binary as a host would.
         #[allow(clippy::disallowed_methods)]
         let mut cmd = Command::new(binary());
-        cmd.args(["serve", "--transport", transport])
+        cmd.args(args)
             .env_remove("RYPSOK_CONFIG")
             .env_remove("RYPSOK_TEST_PROBES")
             .env_remove("BRAVE_API_KEY");
@@ -347,11 +354,7 @@ impl Server {
             cmd.env(k, v);
         }
         let mut child = cmd
-            .stdin(if transport == "stdio" {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(if http { Stdio::null() } else { Stdio::piped() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

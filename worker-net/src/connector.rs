@@ -13,7 +13,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use rypsok_egress::{AddressVerdict, canonical};
+use rypsok_egress::{AddressVerdict, Refusal, canonical};
 use rypsok_proto::NetFailure;
 use tokio::net::TcpStream;
 
@@ -74,14 +74,20 @@ pub(crate) fn verify_peer(
     verdict: AddressVerdict,
 ) -> Result<(), NetFailure> {
     let peer_canonical = SocketAddr::new(canonical(peer.ip()), peer.port());
-    if peer_canonical != judged || !verdict.is_allowed() {
+    let refusal = if peer_canonical != judged {
+        Some(Refusal::PeerMismatch)
+    } else {
+        verdict.refusal()
+    };
+    if let Some(refusal) = refusal {
         tracing::info!(
             event = "egress_refused",
             reason = "peer_mismatch",
+            refused = refusal.as_str(),
             verdict = verdict.as_str(),
             "connected peer differs from the judged address; connection dropped"
         );
-        return Err(NetFailure::Refused);
+        return Err(NetFailure::Refused(refusal));
     }
     Ok(())
 }
@@ -125,19 +131,21 @@ mod tests {
                 "other address",
                 "10.0.0.1:443",
                 AddressVerdict::Allowed,
-                Err(NetFailure::Refused),
+                Err(NetFailure::Refused(Refusal::PeerMismatch)),
             ),
             (
                 "other port",
                 "93.184.215.14:444",
                 AddressVerdict::Allowed,
-                Err(NetFailure::Refused),
+                Err(NetFailure::Refused(Refusal::PeerMismatch)),
             ),
             (
                 "same peer judged refused",
                 "93.184.215.14:443",
                 AddressVerdict::Refused(AddressClass::Private),
-                Err(NetFailure::Refused),
+                Err(NetFailure::Refused(Refusal::AddressClass(
+                    AddressClass::Private,
+                ))),
             ),
         ];
         for (row, peer, verdict, want) in rows {
@@ -169,7 +177,12 @@ mod tests {
             plain,
         )
         .await;
-        assert_eq!(refused.err(), Some(NetFailure::Refused));
+        assert_eq!(
+            refused.err(),
+            Some(NetFailure::Refused(Refusal::AddressClass(
+                AddressClass::Loopback
+            )))
+        );
         assert_eq!(*judged_peers.lock().unwrap(), vec![addr]);
 
         let allowed = connect_judged(

@@ -42,7 +42,7 @@ use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use rypsok_egress::{AddressVerdict, EgressPolicy, parse_host_name};
+use rypsok_egress::{AddressVerdict, EgressPolicy, Refusal, parse_host_name};
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -294,8 +294,7 @@ async fn judged_candidates(
         TargetHost::Addr(addr) => vec![*addr],
         TargetHost::Name(name) => {
             if ctx.egress.judge_name(name, target.port) == Some(AddressVerdict::DeniedByRule) {
-                log_refused(AddressVerdict::DeniedByRule);
-                return Err(NetFailure::Refused);
+                return Err(refused(Refusal::DenyRule));
             }
             ctx.resolver.lookup(&ctx.egress, name).await?
         }
@@ -307,21 +306,20 @@ async fn judged_candidates(
     let mut first_refusal = None;
     for addr in answers {
         let verdict = judge_one(&ctx.egress, &target.host, addr, target.port);
-        if verdict.is_allowed() {
-            let candidate = SocketAddr::new(addr, target.port);
-            if !allowed.contains(&candidate) {
-                allowed.push(candidate);
+        match verdict.refusal() {
+            None => {
+                let candidate = SocketAddr::new(addr, target.port);
+                if !allowed.contains(&candidate) {
+                    allowed.push(candidate);
+                }
             }
-        } else if first_refusal.is_none() {
-            first_refusal = Some(verdict);
+            Some(refusal) if first_refusal.is_none() => first_refusal = Some(refusal),
+            Some(_) => {}
         }
     }
     match (allowed.is_empty(), first_refusal) {
         (false, _) => Ok(allowed),
-        (true, Some(verdict)) => {
-            log_refused(verdict);
-            Err(NetFailure::Refused)
-        }
+        (true, Some(refusal)) => Err(refused(refusal)),
         (true, None) => Err(NetFailure::Resolve),
     }
 }
@@ -334,17 +332,17 @@ fn judge_one(policy: &EgressPolicy, host: &TargetHost, addr: IpAddr, port: u16) 
     }
 }
 
-/// Logs a refusal by its fixed reason only: no host, no address.
-fn log_refused(verdict: AddressVerdict) {
-    let reason = match verdict.refused_class() {
-        Some(class) => class.as_str(),
-        None => verdict.as_str(),
-    };
+/// Logs a refusal by its fixed words only (no host, no address) and
+/// answers it with the part of the policy that refused, which the
+/// supervisor logs with the call.
+fn refused(refusal: Refusal) -> NetFailure {
     tracing::info!(
         event = "egress_refused",
-        reason,
+        refused = refusal.as_str(),
+        address_class = refusal.address_class().map(|class| class.as_str()),
         "destination refused by the egress policy"
     );
+    NetFailure::Refused(refusal)
 }
 
 /// The GET: Host, the supervisor's headers (less the reserved ones, and

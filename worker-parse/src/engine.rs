@@ -122,10 +122,98 @@ pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
     Some(seconds.min(RETRY_AFTER_MAX_S) * 1000)
 }
 
+/// The value of the first header named `name` (names compared without
+/// case), trimmed.
+fn header_value<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|header| header.name.eq_ignore_ascii_case(name))
+        .map(|header| header.value.trim())
+}
+
+/// A header value that is a whole number: ASCII digits only, at most 64 of
+/// them (one past `u64` saturates); anything else is `None`.
+fn whole_number(value: &str) -> Option<u64> {
+    if value.is_empty() || value.len() > 64 || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(value.parse::<u64>().unwrap_or(u64::MAX))
+}
+
+/// Whether `x-ratelimit-remaining` says the provider's window is spent (a
+/// single `0`; a list, as Brave sends, is that driver's own reading).
+pub(crate) fn rate_window_spent(headers: &[Header]) -> bool {
+    header_value(headers, "x-ratelimit-remaining").and_then(whole_number) == Some(0)
+}
+
+/// The time until the provider's rate window resets, in milliseconds,
+/// capped at [`RETRY_AFTER_MAX_S`], for providers whose `x-ratelimit-reset`
+/// is a moment in UTC epoch seconds (GitHub). The moment is read against
+/// the answer's own `Date`, so both ends come from the provider's clock
+/// and the parser needs none; without a readable `Date` or reset the wait
+/// is unknown (`None`). A reset already past is no wait.
+pub(crate) fn reset_epoch_wait_ms(headers: &[Header]) -> Option<u64> {
+    let reset = header_value(headers, "x-ratelimit-reset").and_then(whole_number)?;
+    let date = header_value(headers, "date")
+        // An HTTP date is at most 29 characters (IMF-fixdate) or a few
+        // more in the obsolete forms; anything longer is not one.
+        .filter(|value| value.len() <= 40)
+        .and_then(|value| httpdate::parse_http_date(value).ok())?;
+    let now = date.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(reset.saturating_sub(now).min(RETRY_AFTER_MAX_S) * 1000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::test_support::headers;
+
+    /// `Date` of the moment 1_700_000_000 (UTC epoch seconds).
+    const DATE_1_700_000_000: &str = "Tue, 14 Nov 2023 22:13:20 GMT";
+
+    #[test]
+    fn reads_a_reset_epoch_against_the_answers_date() {
+        // Verifies: REQ-RES-002, REQ-CMP-002
+        let wait = |reset: &str, date: &str| {
+            reset_epoch_wait_ms(&headers(&[("x-ratelimit-reset", reset), ("date", date)]))
+        };
+        assert_eq!(wait("1700000042", DATE_1_700_000_000), Some(42_000));
+        // Already past: no wait.
+        assert_eq!(wait("1699999000", DATE_1_700_000_000), Some(0));
+        // A bogus or huge moment is clamped to the longest wait.
+        let capped = Some(RETRY_AFTER_MAX_S * 1000);
+        assert_eq!(wait("99999999999", DATE_1_700_000_000), capped);
+        assert_eq!(
+            wait("999999999999999999999999999999", DATE_1_700_000_000),
+            capped
+        );
+        // Unreadable resets or dates: the wait is unknown.
+        for (reset, date) in [
+            ("-5", DATE_1_700_000_000),
+            ("17e8", DATE_1_700_000_000),
+            ("", DATE_1_700_000_000),
+            ("1700000042", "yesterday"),
+            ("1700000042", "1700000000"),
+        ] {
+            assert_eq!(wait(reset, date), None, "{reset:?} {date:?}");
+        }
+        assert_eq!(
+            reset_epoch_wait_ms(&headers(&[("x-ratelimit-reset", "1700000042")])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_spent_window_is_a_remaining_of_zero() {
+        // Verifies: REQ-RES-002
+        let spent = |value: &str| rate_window_spent(&headers(&[("x-ratelimit-remaining", value)]));
+        assert!(spent("0"));
+        assert!(spent(" 0 "));
+        assert!(!spent("1"));
+        assert!(!spent("0, 1999"));
+        assert!(!spent("zero"));
+        assert!(!rate_window_spent(&[]));
+    }
 
     #[test]
     fn reads_retry_after_seconds() {

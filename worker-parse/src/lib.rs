@@ -91,6 +91,7 @@ pub fn parse(req: ParseRequest) -> ParseResponse {
                     title: p.title,
                     markdown: p.markdown,
                     partial: p.partial,
+                    structured: p.from_structured_data,
                 },
                 page::PageResult::Unsupported { media_type } => {
                     PageParse::Unsupported { media_type }

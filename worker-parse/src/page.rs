@@ -5,7 +5,8 @@
 //! checked against the bytes (`sniff`), charsets (`charset`), a bounded
 //! HTML parse (`dom`, which skips what `skip` finds it need not read),
 //! main-content extraction (`extract`) and our own Markdown rendering
-//! (`markdown`).
+//! (`markdown`); for an empty shell, the text in its structured data
+//! (`structured`).
 
 pub(crate) mod charset;
 pub(crate) mod dom;
@@ -13,6 +14,7 @@ mod extract;
 mod markdown;
 mod skip;
 mod sniff;
+mod structured;
 
 /// One fetched document.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +56,9 @@ pub struct Page {
     /// The document hit a LIM-F12 bound or was too malformed to read whole:
     /// `markdown` is the content before the cut (`extraction_partial`).
     pub partial: bool,
+    /// The markup held (nearly) no content and `markdown` was read from the
+    /// page's structured data instead (`from_structured_data`).
+    pub from_structured_data: bool,
 }
 
 /// The longest media type [`PageResult::Unsupported`] carries.
@@ -69,7 +74,10 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// An HTML page whose main content has no letter or digit at all (an empty
 /// script shell, a page that is only navigation, a bare form) is
 /// [`PageResult::NoContent`]: the fetch answers `unsupported_content` with
-/// `extraction_failed` rather than an empty success (REQ-PAGE-006).
+/// `extraction_failed` rather than an empty success (REQ-PAGE-006),
+/// unless the page carries its text in structured data (`structured`): a
+/// page whose markup yields nothing or nearly nothing is then read from
+/// there, and says so ([`Page::from_structured_data`]).
 pub fn read_page(input: &PageInput<'_>) -> PageResult {
     let declared = input
         .content_type
@@ -106,6 +114,7 @@ pub fn read_page(input: &PageInput<'_>) -> PageResult {
             title: None,
             markdown: text.to_owned(),
             partial: false,
+            from_structured_data: false,
         }),
         sniff::Kind::Html => read_html(text, url.as_ref()),
     }
@@ -133,6 +142,11 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
         (Some(_), Some(s)) if s.markdown.split_whitespace().count() >= 2 * words.max(1) => second,
         _ => first,
     };
+    // Still little or nothing: perhaps the content is only in the page's
+    // structured data (JSON-LD, a framework's embedded page data).
+    if let Some(page) = structured::fallback(html, url, better.as_ref()) {
+        return PageResult::Page(page);
+    }
     better.map_or(PageResult::NoContent, PageResult::Page)
 }
 
@@ -148,6 +162,7 @@ fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> Option<Page> {
         title: dom.title(),
         markdown,
         partial: dom.partial,
+        from_structured_data: false,
     })
 }
 

@@ -19,11 +19,14 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use serde::{Deserialize, Serialize};
+
 use crate::{DEFAULT_PORTS, EgressPolicy};
 
 /// Why an address is special, or [`AddressClass::Global`] when it is not.
-/// A closed vocabulary for logs: [`AddressClass::as_str`] renders it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A closed vocabulary for logs and the tool error's detail:
+/// [`AddressClass::as_str`] renders it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AddressClass {
     /// Globally routable unicast: the only class reachable without a rule.
     Global,
@@ -196,6 +199,53 @@ impl AddressVerdict {
             Self::Allowed | Self::AllowedByRule | Self::DeniedByRule | Self::PortNotAllowed => None,
         }
     }
+
+    /// Which part of the policy refused, or `None` when it allows.
+    pub const fn refusal(self) -> Option<Refusal> {
+        match self {
+            Self::Allowed | Self::AllowedByRule => None,
+            Self::Refused(class) => Some(Refusal::AddressClass(class)),
+            Self::DeniedByRule => Some(Refusal::DenyRule),
+            Self::PortNotAllowed => Some(Refusal::Port),
+        }
+    }
+}
+
+/// Which part of the egress policy refused a destination: a closed
+/// vocabulary, carried from worker-net's connect-time check to the
+/// supervisor's log and, from the supervisor's URL check, into the tool
+/// error's detail. Never an address or a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Refusal {
+    /// A port outside LIM-F8 that no allow rule opens.
+    Port,
+    /// A special-purpose address of this class that no allow rule admits.
+    AddressClass(AddressClass),
+    /// An operator deny rule matches the name or the address.
+    DenyRule,
+    /// The connected peer is not the address that was judged (I3).
+    PeerMismatch,
+}
+
+impl Refusal {
+    /// A fixed name for logs and the tool error's `refused` detail; the
+    /// class of [`Self::AddressClass`] is [`Self::address_class`].
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Port => "port",
+            Self::AddressClass(_) => "address_class",
+            Self::DenyRule => "deny_rule",
+            Self::PeerMismatch => "peer_mismatch",
+        }
+    }
+
+    /// The refusing class, for [`Self::AddressClass`].
+    pub const fn address_class(self) -> Option<AddressClass> {
+        match self {
+            Self::AddressClass(class) => Some(class),
+            Self::Port | Self::DenyRule | Self::PeerMismatch => None,
+        }
+    }
 }
 
 /// The address as the kernel will reach it: an IPv4-mapped IPv6 address
@@ -228,15 +278,16 @@ impl EgressPolicy {
     /// spelling neither escapes a deny rule nor misses an allow rule.
     pub fn judge_addr(&self, addr: IpAddr, port: u16) -> AddressVerdict {
         let canon = canonical(addr);
-        let matches = |rules: &[crate::EgressRule]| {
-            rules.iter().any(|rule| {
-                rule.matches_addr(addr, port) || (canon != addr && rule.matches_addr(canon, port))
-            })
-        };
-        if matches(&self.deny) {
+        let denied = self.deny.iter().any(|rule| {
+            rule.denies_addr(addr, port) || (canon != addr && rule.denies_addr(canon, port))
+        });
+        if denied {
             return AddressVerdict::DeniedByRule;
         }
-        if matches(&self.allow) {
+        let allowed = self.allow.iter().any(|rule| {
+            rule.matches_addr(addr, port) || (canon != addr && rule.matches_addr(canon, port))
+        });
+        if allowed {
             return AddressVerdict::AllowedByRule;
         }
         let class = classify(canon);
@@ -255,7 +306,7 @@ impl EgressPolicy {
     /// when no rule names it and each of its addresses decides. `name` is
     /// lower-case without a root dot.
     pub fn judge_name(&self, name: &str, port: u16) -> Option<AddressVerdict> {
-        if self.deny.iter().any(|rule| rule.matches_name(name, port)) {
+        if self.deny.iter().any(|rule| rule.denies_name(name, port)) {
             return Some(AddressVerdict::DeniedByRule);
         }
         if self.allow.iter().any(|rule| rule.matches_name(name, port)) {
@@ -897,11 +948,11 @@ mod tests {
                 V::DeniedByRule,
             ),
             (
-                "deny v6 other port",
+                "deny without a port, other port",
                 &deny_v6,
                 "2606:4700::1111",
                 8080,
-                V::PortNotAllowed,
+                V::DeniedByRule,
             ),
         ];
         for (row, policy, addr, port, want) in rows {

@@ -83,6 +83,6 @@ mod rule;
 pub use rule::{RuleError, parse_host_name, parse_rule};
 
 mod address;
-pub use address::{AddressClass, AddressVerdict, canonical, classify};
+pub use address::{AddressClass, AddressVerdict, Refusal, canonical, classify};
 
 pub mod robots;

@@ -12,8 +12,8 @@
 //! | IPv6 address      | `[2001:db8::1]`   | that address (a /128)                |
 //! | IPv6 network      | `[fd00::]/8`      | the range                            |
 //!
-//! The port clause is `:PORT` (1..=65535) or `:*`; without one a rule covers
-//! the ports of LIM-F8 only. IPv6 is always bracketed and the prefix length
+//! The port clause is `:PORT` (1..=65535) or `:*`; without one an allow rule
+//! covers the ports of LIM-F8 only and a deny rule covers every port. IPv6 is always bracketed and the prefix length
 //! follows the bracket, as in `[fd00::]/8:443`, so that the last colon of a
 //! rule is always the port separator, exactly as in a URL authority.
 //!
@@ -76,12 +76,20 @@ pub enum RuleError {
     /// `:0`, `:x`, `:65536` or an empty port.
     #[error("the port must be 1 to 65535 or *")]
     InvalidPort,
+    /// `http://intranet.example/`: a URL where a rule belongs.
+    #[error(
+        "a rule is a host, *.suffix or CIDR with an optional :PORT or :*, not a URL (example.org, *.example.org:8443, 10.0.0.0/8:*)"
+    )]
+    Url,
 }
 
 /// Parses one `[egress] allow` or `deny` rule (syntax in the module doc).
 pub fn parse_rule(text: &str) -> Result<EgressRule, RuleError> {
     if text.is_empty() {
         return Err(RuleError::Empty);
+    }
+    if text.contains("://") {
+        return Err(RuleError::Url);
     }
     let (target, port) = if let Some(rest) = text.strip_prefix('[') {
         let (inside, after) = rest.split_once(']').ok_or(RuleError::InvalidAddress)?;
@@ -119,9 +127,25 @@ impl EgressRule {
     /// compared lower-cased and without a root dot, so callers may pass a
     /// URL's host as is. Address rules never match a name.
     pub fn matches_name(&self, name: &str, port: u16) -> bool {
-        if !self.port.covers(port) {
-            return false;
-        }
+        self.port.covers(port) && self.names(name)
+    }
+
+    /// Whether the rule, read as a deny rule, refuses the host `name` on
+    /// `port`. A deny rule without a port clause refuses every port: the
+    /// operator wrote "never this destination", and a rule that let other
+    /// ports through would fail open where an allow rule opens one.
+    pub fn denies_name(&self, name: &str, port: u16) -> bool {
+        self.port.covers_denied(port) && self.names(name)
+    }
+
+    /// Whether the rule, read as a deny rule, refuses `addr` on `port`
+    /// (every port when it has no port clause, as [`Self::denies_name`]).
+    pub fn denies_addr(&self, addr: IpAddr, port: u16) -> bool {
+        self.port.covers_denied(port) && self.contains(addr)
+    }
+
+    /// Whether the rule's target is the host `name`, whatever the port.
+    fn names(&self, name: &str) -> bool {
         let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
         match &self.target {
             RuleTarget::Host(host) => *host == name,
@@ -136,9 +160,11 @@ impl EgressRule {
     /// IPv6 address is judged by its IPv4 form, so `::ffff:10.0.0.1` is
     /// inside `10.0.0.0/8`. Name rules never match an address.
     pub fn matches_addr(&self, addr: IpAddr, port: u16) -> bool {
-        if !self.port.covers(port) {
-            return false;
-        }
+        self.port.covers(port) && self.contains(addr)
+    }
+
+    /// Whether the rule's target holds `addr`, whatever the port.
+    fn contains(&self, addr: IpAddr) -> bool {
         match self.target {
             RuleTarget::Net { addr: net, prefix } => net_contains(net, prefix, addr),
             RuleTarget::Host(_) | RuleTarget::Suffix(_) => false,
@@ -153,6 +179,15 @@ impl RulePort {
             Self::Default => DEFAULT_PORTS.contains(&port),
             Self::Port(p) => p == port,
             Self::Any => true,
+        }
+    }
+
+    /// Whether the clause, on a deny rule, covers `port`: without a clause,
+    /// every port.
+    pub fn covers_denied(self, port: u16) -> bool {
+        match self {
+            Self::Default | Self::Any => true,
+            Self::Port(p) => p == port,
         }
     }
 }
@@ -423,6 +458,9 @@ mod tests {
             ("example.org:+80", RuleError::InvalidPort),
             ("example.org:http", RuleError::InvalidPort),
             ("[::1]:", RuleError::InvalidPort),
+            ("http://intranet.example/", RuleError::Url),
+            ("https://10.0.0.1:8443/docs", RuleError::Url),
+            ("ftp://[fd00::1]", RuleError::Url),
         ];
         for (text, error) in cases {
             assert_eq!(parse_rule(text), Err(error), "{text:?}");
@@ -445,6 +483,20 @@ mod tests {
         let one = rule("example.org:8080");
         assert!(one.matches_name("example.org", 8080));
         assert!(!one.matches_name("example.org", 443));
+    }
+
+    #[test]
+    fn a_deny_rule_without_a_port_refuses_every_port() {
+        // Verifies: REQ-SEC-007 (operator deny rules; a port-less deny rule is not narrowed to LIM-F8)
+        let host = rule("intranet.example");
+        assert!(host.denies_name("intranet.example", 443));
+        assert!(host.denies_name("intranet.example", 8080));
+        let net = rule("10.0.0.0/8");
+        assert!(net.denies_addr("10.1.2.3".parse().unwrap(), 22));
+        let one = rule("intranet.example:8080");
+        assert!(one.denies_name("intranet.example", 8080));
+        assert!(!one.denies_name("intranet.example", 443));
+        assert!(!host.denies_name("other.example", 8080));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! An entry is keyed by the caller and by everything the engine request is
 //! built from: the engine, the query as the privacy check left it, the
-//! language, the region, the safe-search level, the time range and the
-//! result count asked for. Entries never cross callers (REQ-CACHE-004).
+//! language, the region, the safe-search level, the time range, the result
+//! count asked of the engine and the call's own result count
+//! (`max_results`). Entries never cross callers (REQ-CACHE-004).
 //!
 //! Bounds: an entry lives LIM-K2 ([`CacheConfig::ttl_s`]); at most LIM-K3
 //! entries ([`CacheConfig::max_entries`]) are kept, the least recently used
@@ -61,6 +62,10 @@ pub(crate) struct CacheKey {
     pub(crate) time_range: Option<TimeRange>,
     /// Results asked of the engine.
     pub(crate) count: u32,
+    /// The call's `max_results`: the design keys an entry by the result
+    /// count (§12), so a call for more or fewer results than an earlier one
+    /// misses even where the engine request itself would be the same.
+    pub(crate) max_results: u32,
 }
 
 impl CacheKey {

@@ -23,7 +23,7 @@ use crate::vocabulary::vocabulary;
 
 pub use crate::engine::EngineType;
 pub use crate::vocabulary::{Category, SafeSearch};
-pub use load::{ConfigProblem, PROJECT_URL, load_str};
+pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;
@@ -72,6 +72,21 @@ pub struct ServiceConfig {
     /// HTTP their sessions) beside the current one; `false` serves the
     /// 2026-07-28 revision alone (REQ-MCP-006).
     pub handshake_revisions: bool,
+    /// What a tool result's text block holds: the response's JSON (the
+    /// default) or the same response rendered as Markdown for reading
+    /// (REQ-MCP-011, REQ-CTX-003).
+    pub text_format: TextFormat,
+}
+
+vocabulary! {
+    /// The text block of a tool result (`[service] text_format`).
+    pub TextFormat {
+        /// The response's JSON, the same as the structured content (default).
+        Json => "json",
+        /// The same response rendered as Markdown, every external field
+        /// fenced as external data.
+        Markdown => "markdown",
+    }
 }
 
 /// `[search]`.
@@ -170,6 +185,9 @@ pub struct LimitsConfig {
     pub engine_status_per_minute: u32,
     /// LIM-F10.
     pub fetch_concurrency: u32,
+    /// LIM-F10 for one caller in HTTP mode: 1 to `fetch_concurrency`, a
+    /// quarter (at least 1) by default. stdio's one caller has all of it.
+    pub fetch_concurrency_per_caller: u32,
     /// LIM-F11.
     pub parse_workers: u32,
     /// LIM-H1: open HTTP connections; one more is closed unanswered.
@@ -232,6 +250,41 @@ pub enum SecretRef {
     File(PathBuf),
 }
 
+impl SecretRef {
+    /// What it names: the variable's name or the file's path, for the
+    /// operator's own terminal and log (never the secret).
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Self::Env(name) => std::borrow::Cow::Borrowed(name),
+            Self::File(path) => path.to_string_lossy(),
+        }
+    }
+
+    /// The key it is written with, after the prefix (`api_key`, `auth_token`).
+    fn key(&self, prefix: &str) -> String {
+        match self {
+            Self::Env(_) => format!("{prefix}_env"),
+            Self::File(_) => format!("{prefix}_file"),
+        }
+    }
+}
+
+/// One credential reference of a configuration, with where it is set: what
+/// `rypsok check` reads to say which secret cannot be read, and why.
+#[derive(Debug, Clone)]
+pub struct CredentialKey<'a> {
+    /// Dotted key path: `http.auth_token_file`, `engines.brave.api_key_env`.
+    pub key: String,
+    /// Where the secret is read from.
+    pub reference: &'a SecretRef,
+    /// The enabled engine it belongs to; `None` for `[http]`'s token.
+    pub engine: Option<&'a str>,
+    /// `false` for a driver's default reference that the file does not
+    /// name (`BRAVE_API_KEY`): unset, it leaves its engine inactive, which
+    /// is a warning, not a mistake.
+    pub written: bool,
+}
+
 /// `[engines.NAME]`.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -254,6 +307,34 @@ pub struct EngineConfig {
 }
 
 impl Config {
+    /// Every credential reference the process will read at start: `[http]`'s
+    /// token and each enabled engine's key, in the file's order.
+    pub fn credential_keys(&self) -> Vec<CredentialKey<'_>> {
+        let http = self.http.auth_token.iter().map(|reference| CredentialKey {
+            key: reader::child("http", &reference.key("auth_token")),
+            reference,
+            engine: None,
+            written: true,
+        });
+        let engines = self
+            .engines
+            .iter()
+            .filter(|engine| engine.enabled)
+            .filter_map(|engine| {
+                let reference = engine.credential.as_ref()?;
+                Some(CredentialKey {
+                    key: reader::child(
+                        &reader::child("engines", &engine.id),
+                        &reference.key("api_key"),
+                    ),
+                    reference,
+                    engine: Some(engine.id.as_str()),
+                    written: !section::engines::is_driver_default(engine),
+                })
+            });
+        http.chain(engines).collect()
+    }
+
     /// The configuration of a run with no file (REQ-CFG-003, REQ-OPS-003).
     pub fn defaults() -> Self {
         // The default configuration is the empty file: one path, one truth.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 use crate::cache::SearchCache;
-use crate::config::{Config, EngineConfig};
+use crate::config::{Config, EngineConfig, SecretRef};
 use crate::engine::Credential;
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
@@ -99,7 +99,10 @@ impl Context {
                 let has_credential = credential.is_some();
                 let spec = engine.kind.spec();
                 if (spec.credential.is_required() || engine.credential.is_some()) && !has_credential {
-                    tracing::info!(event = "engine_inactive", engine = %id, "no credential could be read; engine inactive");
+                    // What it names (a variable or a file, from the
+                    // operator's own file), never what it holds.
+                    let credential = engine.credential.as_ref().map(SecretRef::name).unwrap_or_default();
+                    tracing::info!(event = "engine_inactive", engine = %id, credential = %credential, "no credential could be read; engine inactive");
                     return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
                 }
                 let concurrency = Semaphore::new(spec.admission.concurrency_cap as usize);

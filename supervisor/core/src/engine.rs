@@ -308,11 +308,14 @@ impl BuiltRequest {
 }
 
 impl std::fmt::Debug for BuiltRequest {
-    // Header values may hold a credential: names only.
+    // Header values and query parameters may hold a credential (a key
+    // parameter of Stack Exchange or OpenAlex): header names and the URL
+    // without its query only.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.headers.iter().map(|h| h.name.as_str()).collect();
+        let path = self.url.split(['?', '#']).next().unwrap_or_default();
         f.debug_struct("BuiltRequest")
-            .field("url", &self.url)
+            .field("url", &path)
             .field("headers", &names)
             .field("base_url", &self.base_url)
             .finish()

@@ -8,6 +8,7 @@
 //! are static text plus numbers: never external text, never the caller's
 //! input.
 
+use rypsok_egress::{AddressClass, Refusal};
 use serde_json::{Map, Value, json};
 
 use crate::limits::ERROR_MESSAGE_MAX_CHARS;
@@ -68,6 +69,59 @@ vocabulary! {
         SecretInQuery => "secret_in_query",
         /// The URL carries a password or a secret.
         SecretInUrl => "secret_in_url",
+    }
+}
+
+vocabulary! {
+    /// Which part of the policy refused a destination: the `refused` detail
+    /// of `denied` for `egress` and `strict_mode`.
+    pub EgressRefused {
+        /// A port outside LIM-F8 that no allow rule opens.
+        Port => "port",
+        /// An internal or special-purpose address; `address_class` names it.
+        AddressClass => "address_class",
+        /// An operator deny rule.
+        DenyRule => "deny_rule",
+        /// A host name the policy cannot read (an empty label, a character
+        /// no host name holds).
+        HostName => "host_name",
+        /// A URL the fetch leads to (a redirect location past LIM-F9)
+        /// that cannot be requested.
+        UrlForm => "url_form",
+        /// Strict mode: not a URL rypsok returned, and no allow rule names it.
+        NotAllowedStrict => "not_allowed_strict",
+    }
+}
+
+/// The `refused` detail of a denial, and for [`EgressRefused::AddressClass`]
+/// the class (a closed vocabulary of rypsok-egress). Never an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    /// Which part of the policy refused.
+    pub by: EgressRefused,
+    /// The address class, for [`EgressRefused::AddressClass`].
+    pub class: Option<AddressClass>,
+}
+
+impl Refused {
+    /// The policy's refusal of one destination judged on the URL. The
+    /// peer-mismatch refusal exists only at connect time, where the caller
+    /// is answered `network`: read here as a refused address.
+    pub const fn from_policy(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Port => Self::by(EgressRefused::Port),
+            Refusal::AddressClass(class) => Self {
+                by: EgressRefused::AddressClass,
+                class: Some(class),
+            },
+            Refusal::DenyRule => Self::by(EgressRefused::DenyRule),
+            Refusal::PeerMismatch => Self::by(EgressRefused::AddressClass),
+        }
+    }
+
+    /// A refusal with no class.
+    pub const fn by(by: EgressRefused) -> Self {
+        Self { by, class: None }
     }
 }
 
@@ -166,6 +220,8 @@ pub enum ToolError {
         reason: DeniedReason,
         /// The secret found, for `secret_in_query` and `secret_in_url`.
         secret: Option<SecretAt>,
+        /// Which part of the policy refused, for `egress` and `strict_mode`.
+        refused: Option<Refused>,
     },
     /// `denied`, `scheme`: an http URL was retried over https (plain http
     /// is not allowed) and that request failed.
@@ -283,6 +339,41 @@ impl ToolError {
         Self::Denied {
             reason,
             secret: None,
+            refused: None,
+        }
+    }
+
+    /// `denied`, `egress`, saying which part of the policy refused.
+    pub fn denied_egress(refused: Refused) -> Self {
+        Self::Denied {
+            reason: DeniedReason::Egress,
+            secret: None,
+            refused: Some(refused),
+        }
+    }
+
+    /// `denied`, `strict_mode`: the URL is neither one rypsok returned nor
+    /// one an allow rule names.
+    pub fn denied_strict_mode() -> Self {
+        Self::Denied {
+            reason: DeniedReason::StrictMode,
+            secret: None,
+            refused: Some(Refused::by(EgressRefused::NotAllowedStrict)),
+        }
+    }
+
+    /// Which part of the policy refused, for a denial that says so.
+    pub const fn refused(&self) -> Option<Refused> {
+        match self {
+            Self::Denied { refused, .. } => *refused,
+            Self::InvalidRequest(_)
+            | Self::UpgradeFailed
+            | Self::Unavailable { .. }
+            | Self::HttpStatus { .. }
+            | Self::FetchDeadline
+            | Self::Redirected { .. }
+            | Self::UnsupportedContent { .. }
+            | Self::TooLarge { .. } => None,
         }
     }
 
@@ -292,6 +383,7 @@ impl ToolError {
         Self::Denied {
             reason,
             secret: Some(SecretAt { kind, position }),
+            refused: None,
         }
     }
 
@@ -380,6 +472,10 @@ impl ToolError {
     pub fn message(&self) -> String {
         let text = match self {
             Self::InvalidRequest(problem) => return param_message(problem),
+            Self::Denied {
+                refused: Some(refused),
+                ..
+            } => refused_message(refused.by),
             Self::Denied { reason, .. } => denied_message(*reason),
             Self::UpgradeFailed => {
                 "the http URL was retried over https and that request failed; plain http is not allowed"
@@ -458,10 +554,18 @@ impl ToolError {
                     put("max", json!(length.saturating_sub(1)));
                 }
             },
-            Self::Denied { secret, .. } => {
+            Self::Denied {
+                secret, refused, ..
+            } => {
                 if let Some(at) = secret {
                     put("kind", json!(at.kind));
                     put("position", json!(at.position));
+                }
+                if let Some(refused) = refused {
+                    put("refused", json!(refused.by.as_str()));
+                    if let Some(class) = refused.class {
+                        put("address_class", json!(class.as_str()));
+                    }
                 }
             }
             Self::Unavailable { retry_after_ms, .. } => {
@@ -561,6 +665,25 @@ const fn denied_message(reason: DeniedReason) -> &'static str {
         DeniedReason::SecretInUrl => {
             "the URL looks like it carries a password or a credential; remove it"
         }
+    }
+}
+
+const fn refused_message(by: EgressRefused) -> &'static str {
+    match by {
+        EgressRefused::Port => {
+            "the egress policy refuses this port: only 80 and 443, unless the operator allows another"
+        }
+        EgressRefused::AddressClass => {
+            "the egress policy refuses this address: it is internal or special-purpose (see address_class)"
+        }
+        EgressRefused::DenyRule => "an operator deny rule refuses this destination",
+        EgressRefused::HostName => {
+            "the host name cannot be requested: it has an empty label or a character no host name holds"
+        }
+        EgressRefused::UrlForm => {
+            "a URL this fetch leads to (a redirect target) cannot be requested"
+        }
+        EgressRefused::NotAllowedStrict => denied_message(DeniedReason::StrictMode),
     }
 }
 

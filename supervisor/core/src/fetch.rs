@@ -25,7 +25,7 @@ use tokio::time::{Instant, timeout_at};
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{DeniedReason, ErrorKind, ToolError, UnavailableReason};
+use crate::error::{EgressRefused, ErrorKind, Refused, ToolError, UnavailableReason};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::{Document, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
@@ -64,7 +64,10 @@ impl FetchState {
         Self {
             rate: RateLimit::per_minute(config.limits.web_fetch_per_minute),
             in_flight: Semaphore::new(config.limits.fetch_concurrency as usize),
-            callers: CallerPermits::new(config.limits.fetch_concurrency),
+            callers: CallerPermits::new(
+                config.limits.fetch_concurrency,
+                config.limits.fetch_concurrency_per_caller,
+            ),
             robots: robots::RobotsCache::default(),
         }
     }
@@ -95,7 +98,8 @@ pub(crate) async fn fetch(
         .admit(caller)
         .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
     // A full limit answers at once (busy), it does not queue: the caller's
-    // share first (a quarter in HTTP mode), then the process's.
+    // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
+    // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
         return Err(ToolError::unavailable(UnavailableReason::Busy, None));
     };
@@ -125,10 +129,13 @@ pub(crate) async fn fetch(
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
             let reason = e.reason().unwrap_or_default();
+            let refused = e.refused();
             tracing::info!(
                 event = "fetch_result",
                 outcome = e.kind().as_str(),
                 reason,
+                refused = refused.map(|r| r.by.as_str()),
+                address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
                 "fetch failed"
             );
         }
@@ -138,10 +145,13 @@ pub(crate) async fn fetch(
 
 fn log_refusal(e: &ToolError) {
     let reason = e.reason().unwrap_or_default();
+    let refused = e.refused();
     tracing::info!(
         event = "fetch_refused",
         kind = e.kind().as_str(),
         reason,
+        refused = refused.map(|r| r.by.as_str()),
+        address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
         "fetch refused by policy"
     );
 }
@@ -206,12 +216,20 @@ async fn run(
         content_type,
         body: response.body,
     };
-    let (title, markdown, partial) = match env.ctx.parse.parse_page(document, call_deadline).await {
+    let (title, markdown, read) = match env.ctx.parse.parse_page(document, call_deadline).await {
         Ok(PageParse::Page {
             title,
             markdown,
             partial,
-        }) => (title, markdown, partial),
+            structured,
+        }) => (
+            title,
+            markdown,
+            Read {
+                partial,
+                structured,
+            },
+        ),
         Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
             return Err(ToolError::unsupported_media_type(media_type));
@@ -228,7 +246,7 @@ async fn run(
     // calls keep their deadlines.
     let url = target.url.to_string();
     let args = args.clone();
-    tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, partial, &args))
+    tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, read, &args))
         .await
         .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
 }
@@ -239,11 +257,20 @@ async fn run(
 fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
     policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
         if e.kind() == ErrorKind::InvalidRequest {
-            ToolError::denied(DeniedReason::Egress)
+            ToolError::denied_egress(Refused::by(EgressRefused::UrlForm))
         } else {
             e
         }
     })
+}
+
+/// How the parser read the document, as the notices report it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Read {
+    /// In part (`extraction_partial`).
+    partial: bool,
+    /// From its structured data (`from_structured_data`).
+    structured: bool,
 }
 
 /// The envelope: title and content through the content boundary, then the
@@ -252,7 +279,7 @@ fn respond(
     url: String,
     title: Option<&str>,
     markdown: &str,
-    partial: bool,
+    read: Read,
     args: &FetchArgs,
 ) -> Result<FetchResponse, ToolError> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
@@ -282,8 +309,11 @@ fn respond(
     if flagged > 0 {
         notices.push(Notice::counted(NoticeCode::InstructionLikeContent, flagged));
     }
-    if partial {
+    if read.partial {
         notices.push(Notice::bare(NoticeCode::ExtractionPartial));
+    }
+    if read.structured {
+        notices.push(Notice::bare(NoticeCode::FromStructuredData));
     }
     Ok(FetchResponse {
         outcome: Outcome::Ok,

@@ -66,6 +66,7 @@ fn key(i: usize) -> CacheKey {
         safe_search: SafeSearch::Moderate,
         time_range: None,
         count: RESULTS_PER_ENGINE,
+        max_results: RESULTS_PER_ENGINE,
     }
 }
 

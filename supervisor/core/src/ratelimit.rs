@@ -49,14 +49,24 @@ impl Caller {
     }
 
     /// This caller's part of a process-wide concurrency limit such as
-    /// LIM-F10: all of it for the process, a quarter (at least 1) for one
-    /// of several callers.
-    pub fn share_of(&self, process_limit: u32) -> u32 {
+    /// LIM-F10: all of it for the process, `per_caller` (at least 1, at
+    /// most the whole) for one of several callers.
+    pub fn share_of(&self, process_limit: u32, per_caller: u32) -> u32 {
         if self.shared {
-            (process_limit / 4).max(1)
+            per_caller.clamp(1, process_limit.max(1))
         } else {
             process_limit
         }
+    }
+}
+
+/// One caller's part of a process-wide concurrency limit in HTTP mode when
+/// the operator does not set it: a quarter, at least 1 (LIM-F10).
+pub(crate) const fn default_share(process_limit: u32) -> u32 {
+    if process_limit / 4 > 1 {
+        process_limit / 4
+    } else {
+        1
     }
 }
 
@@ -111,13 +121,17 @@ impl RateLimit {
 #[derive(Debug)]
 pub(crate) struct CallerPermits {
     process_limit: u32,
+    per_caller: u32,
     callers: Mutex<HashMap<Caller, Arc<Semaphore>>>,
 }
 
 impl CallerPermits {
-    pub(crate) fn new(process_limit: u32) -> Self {
+    /// `per_caller` is one caller's share in HTTP mode
+    /// (`[limits] fetch_concurrency_per_caller`).
+    pub(crate) fn new(process_limit: u32, per_caller: u32) -> Self {
         Self {
             process_limit,
+            per_caller,
             callers: Mutex::new(HashMap::new()),
         }
     }
@@ -134,7 +148,8 @@ impl CallerPermits {
                 // A semaphore nobody holds a permit of is idle.
                 callers.retain(|_, s| Arc::strong_count(s) > 1);
             }
-            let share = usize::try_from(caller.share_of(self.process_limit)).unwrap_or(1);
+            let share =
+                usize::try_from(caller.share_of(self.process_limit, self.per_caller)).unwrap_or(1);
             Arc::clone(
                 callers
                     .entry(caller.clone())
@@ -202,7 +217,7 @@ mod tests {
     // Verifies: REQ-SEC-019 (LIM-F10 per caller: a quarter each, so a busy caller leaves room for others)
     #[tokio::test]
     async fn a_caller_holds_at_most_its_share_of_slots() {
-        let permits = CallerPermits::new(8);
+        let permits = CallerPermits::new(8, default_share(8));
         let busy = Caller::remote("session-a");
         let held = (permits.acquire(&busy).await, permits.acquire(&busy).await);
         let third = tokio::time::timeout(Duration::from_millis(50), permits.acquire(&busy)).await;
@@ -225,10 +240,15 @@ mod tests {
         assert_eq!(all.len(), 8);
     }
 
+    // Verifies: REQ-SEC-019 (a quarter by default; the operator's share within 1..=LIM-F10)
     #[test]
-    fn a_remote_caller_gets_a_quarter_of_the_concurrency() {
-        assert_eq!(Caller::process("stdio").share_of(8), 8);
-        assert_eq!(Caller::remote("token").share_of(8), 2);
-        assert_eq!(Caller::remote("token").share_of(3), 1);
+    fn a_remote_caller_gets_a_quarter_of_the_concurrency_unless_set() {
+        assert_eq!(Caller::process("stdio").share_of(8, default_share(8)), 8);
+        assert_eq!(Caller::remote("token").share_of(8, default_share(8)), 2);
+        assert_eq!(Caller::remote("token").share_of(3, default_share(3)), 1);
+        assert_eq!(Caller::remote("token").share_of(8, 8), 8);
+        assert_eq!(Caller::remote("token").share_of(8, 6), 6);
+        assert_eq!(Caller::remote("token").share_of(8, 20), 8);
+        assert_eq!(Caller::process("stdio").share_of(8, 1), 8);
     }
 }

@@ -45,6 +45,9 @@ vocabulary! {
         ExtractionPartial => "extraction_partial",
         /// An engine's answer came from the cache.
         FromCache => "from_cache",
+        /// The page's markup held no content: it was read from the page's
+        /// structured data (JSON-LD, embedded page data).
+        FromStructuredData => "from_structured_data",
     }
 }
 
@@ -356,6 +359,8 @@ pub struct EngineReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<DisabledReason>,
 }
+
+pub mod markdown;
 
 #[cfg(test)]
 mod tests;

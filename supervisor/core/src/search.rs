@@ -238,6 +238,7 @@ fn cache_key(ctx: &Context, caller: &Caller, engine: &ActiveEngine, args: &Searc
         safe_search: ctx.config.search.safe_search,
         time_range: args.time_range,
         count: RESULTS_PER_ENGINE,
+        max_results: args.max_results,
     }
 }
 

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
+use crate::error::EgressRefused;
 use crate::response::{DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 
@@ -41,6 +42,10 @@ const FETCH_DESCRIPTION: &str = "Read the main content of one public web page, a
 const STATUS_DESCRIPTION: &str =
     "Report the state of each configured engine. For diagnosis, not for answering questions.";
 
+/// `engine_status`'s states in plain words, in the order of
+/// [`EngineState::words`].
+const STATE_DESCRIPTION: &str = "disabled: not in use (see reason); closed: working normally; open: failing recently, skipped for a while; half_open: being tried again after failures.";
+
 fn notices_schema() -> Value {
     json!({"type": "array", "items": {"type": "object", "properties": {
         "code": {"type": "string"}, "engine": {"type": "string"},
@@ -48,9 +53,21 @@ fn notices_schema() -> Value {
 }
 
 fn error_schema() -> Value {
+    error_schema_with(json!({"type": "object"}))
+}
+
+fn error_schema_with(detail: Value) -> Value {
     json!({"type": "object", "properties": {
-        "kind": {"type": "string"}, "message": {"type": "string"}, "detail": {"type": "object"}},
+        "kind": {"type": "string"}, "message": {"type": "string"}, "detail": detail},
         "required": ["kind", "message"]})
+}
+
+/// web_fetch's error detail publishes the egress refusal's words; its other
+/// keys (design §4) stay open.
+fn fetch_error_schema() -> Value {
+    error_schema_with(json!({"type": "object", "properties": {
+        "refused": {"type": "string", "enum": EgressRefused::words()},
+        "address_class": {"type": "string"}}, "additionalProperties": true}))
 }
 
 /// The definitions, in the fixed order web_search, web_fetch, engine_status.
@@ -60,11 +77,11 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
     search_props.insert(
         "query".to_owned(),
         json!({"type": "string", "minLength": 1, "maxLength": config.search.query_max_chars,
-            "description": "What to search for."}),
+            "description": "What to search for, as typed into a search engine. Never include passwords or keys."}),
     );
     let categories: Vec<&str> = served.iter().map(|c| c.as_str()).collect();
     let mut category = json!({"type": "string",
-        "description": "Kind of results; only categories an enabled engine serves."});
+        "description": "Kind of results: general (the web), news (recent articles), science (papers, preprints), code (repositories, issues, programming Q&A)."});
     // With no engine active there is no value to offer: the parameter stays
     // a plain string and every call answers `no_engine`.
     if let (Some(default), Some(obj)) = (default_category(served), category.as_object_mut()) {
@@ -75,20 +92,22 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
     search_props.insert(
         "max_results".to_owned(),
         json!({"type": "integer", "minimum": 1, "maximum": config.search.max_results_ceiling,
-            "default": config.search.max_results}),
+            "default": config.search.max_results,
+            "description": "Most results to return, after the engines' results are merged and ranked."}),
     );
     if config.search.languages.len() >= 2 {
         search_props.insert(
             "language".to_owned(),
             json!({"type": "string", "enum": config.search.languages,
-                "default": config.search.languages.first(), "description": "Language of the results."}),
+                "default": config.search.languages.first(),
+                "description": "Language of the results; engines that cannot honour it are skipped."}),
         );
     }
     let ranges = TimeRange::words();
     search_props.insert(
         "time_range".to_owned(),
         json!({"type": "string", "enum": ranges,
-            "description": "Only results from this period; engines that cannot honour it are skipped."}),
+            "description": "Only results from the last day, week, month or year; engines that cannot honour it are skipped. Omit for any date."}),
     );
     let search = ToolDefinition {
         name: "web_search",
@@ -112,15 +131,15 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
                 "description": "Absolute https URL (http is retried over https unless the operator allows http); no credentials."},
             "max_chars": {"type": "integer", "minimum": crate::limits::FETCH_MAX_CHARS_FLOOR,
                 "maximum": config.fetch.max_chars_ceiling, "default": config.fetch.max_chars,
-                "description": "Characters of content to return."},
+                "description": "Most characters of content to return; a longer page is cut, truncated is true and next_start_char says where to go on."},
             "start_char": {"type": "integer", "minimum": 0, "default": 0,
-                "description": "Character to start from; next_start_char of the previous call continues."}},
+                "description": "Character to start from: 0 for the beginning, or next_start_char of the previous call to read on."}},
             "required": ["url"], "additionalProperties": false}),
         output_schema: json!({"type": "object", "properties": {
             "outcome": {"type": "string", "enum": [Outcome::Ok.as_str()]}, "notices": notices_schema(),
             "url": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"},
             "truncated": {"type": "boolean"}, "next_start_char": {"type": "integer"},
-            "error": error_schema()}}),
+            "error": fetch_error_schema()}}),
         open_world: true,
     };
     let status = ToolDefinition {
@@ -131,9 +150,11 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "outcome": {"type": "string", "enum": [Outcome::Ok.as_str()]}, "notices": notices_schema(),
             "engines": {"type": "array", "items": {"type": "object", "properties": {
                 "id": {"type": "string"},
-                "state": {"type": "string", "enum": EngineState::words()},
-                "latency_ms": {"type": ["integer", "null"]},
-                "reason": {"type": "string", "enum": DisabledReason::words()}},
+                "state": {"type": "string", "enum": EngineState::words(), "description": STATE_DESCRIPTION},
+                "latency_ms": {"type": ["integer", "null"],
+                    "description": "Median time of its recent answers in milliseconds; null before any."},
+                "reason": {"type": "string", "enum": DisabledReason::words(),
+                    "description": "Why disabled: disabled (switched off by the operator) or no_credential (it needs an API key that is not configured)."}},
                 "required": ["id", "state", "latency_ms"]}},
             "error": error_schema()}}),
         open_world: false,

@@ -10,11 +10,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rypsok_egress::{EgressRule, RulePort, RuleTarget, StaticHost, parse_rule};
+use rypsok_egress::{AddressClass, EgressRule, RulePort, RuleTarget, StaticHost, parse_rule};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::*;
+
+/// A loopback destination no rule admits, as worker-net answers it.
+const LOOPBACK_REFUSED: NetFailure =
+    NetFailure::Refused(Refusal::AddressClass(AddressClass::Loopback));
 
 /// What a test server does with each connection.
 #[derive(Clone)]
@@ -319,7 +323,7 @@ async fn refuses_loopback_without_an_allow_rule_and_never_connects() {
             format!("https://[::ffff:127.0.0.1]:{}/", server.port()),
         ] {
             let got = exchange(&ctx, request(url, Profile::Engine)).await;
-            assert_eq!(got.err(), Some(NetFailure::Refused));
+            assert_eq!(got.err(), Some(LOOPBACK_REFUSED));
         }
         assert_eq!(server.connections(), 0);
     })
@@ -339,7 +343,7 @@ async fn an_allow_rule_for_a_port_admits_loopback_on_that_port_only() {
             request(format!("http://127.0.0.1:{port}/"), Profile::Engine),
         )
         .await;
-        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(got.err(), Some(LOOPBACK_REFUSED));
         assert_eq!(server.connections(), 0);
 
         let ctx = context(&[&format!("127.0.0.1:{port}")], &[]);
@@ -414,7 +418,8 @@ async fn a_name_with_only_refused_answers_is_refused_without_connecting() {
             (format!("https://internal.test:{port}/"), Profile::Agent),
         ] {
             let got = exchange(&ctx, request(url, profile)).await;
-            assert_eq!(got.err(), Some(NetFailure::Refused), "{profile:?}");
+            // The first answer's refusal is the one reported.
+            assert_eq!(got.err(), Some(LOOPBACK_REFUSED), "{profile:?}");
         }
         assert_eq!(server.connections(), 0);
     })
@@ -538,7 +543,7 @@ async fn a_deny_rule_by_name_refuses_before_resolution() {
         });
         let url = format!("http://blocked.test:{}/", server.port());
         let got = exchange(&ctx, request(url, Profile::Engine)).await;
-        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(got.err(), Some(NetFailure::Refused(Refusal::DenyRule)));
         assert_eq!(server.connections(), 0);
     })
     .await;
@@ -588,7 +593,12 @@ async fn builds_its_context_from_the_system_configuration_without_network() {
             request("https://10.0.0.1/".to_owned(), Profile::Agent),
         )
         .await;
-        assert_eq!(got.err(), Some(NetFailure::Refused));
+        assert_eq!(
+            got.err(),
+            Some(NetFailure::Refused(Refusal::AddressClass(
+                AddressClass::Private
+            )))
+        );
     })
     .await;
 }

@@ -16,16 +16,32 @@
 //! `message` names it, usually with `retry-after`. Both are `rate_limited`.
 //! 401 is a refused token; any other 403 a block; 422 (a query GitHub cannot
 //! run) and the rest a failed request.
+//!
+//! The wait, as "Rate limits for the REST API" ("Exceeding the rate limit",
+//! <https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api>)
+//! asks: `retry-after` when present; else, with `x-ratelimit-remaining: 0`,
+//! until `x-ratelimit-reset` (UTC epoch seconds, read against the answer's
+//! `Date`); else, for the secondary limit, at least one minute. A
+//! successful answer that spends the window (`x-ratelimit-remaining: 0`)
+//! counts, and pauses the engine until the reset. Every wait is capped at
+//! `RETRY_AFTER_MAX_S`.
 
 use rypsok_proto::limits::SNIPPET_MAX_CHARS;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{first_sentences, iso_date_prefix, join_parts, plain_text};
-use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, str_of};
+use super::{
+    MAX_HITS, is_web_url, json_object, rate_window_spent, reset_epoch_wait_ms, retry_after_ms,
+    str_of,
+};
 
 /// The words GitHub's secondary rate limit answers carry in `message`.
 const SECONDARY_LIMIT_WORDS: &str = "secondary rate limit";
+
+/// The wait after a secondary rate limit that names none: "wait for at
+/// least one minute before retrying" (the documentation above).
+const SECONDARY_LIMIT_WAIT_MS: u64 = 60_000;
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {
@@ -39,7 +55,11 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
     let Some(items) = answer.get("items").and_then(Value::as_array) else {
         return EngineParse::Failure(EngineFailure::ParseFailure);
     };
-    EngineParse::Hits(items.iter().filter_map(hit).take(MAX_HITS).collect())
+    let hits = items.iter().filter_map(hit).take(MAX_HITS).collect();
+    match reset_epoch_wait_ms(headers).filter(|_| rate_window_spent(headers)) {
+        Some(wait_ms) => EngineParse::Paced { hits, wait_ms },
+        None => EngineParse::Hits(hits),
+    }
 }
 
 /// The class of an answer other than 200.
@@ -50,12 +70,12 @@ fn classify(status: u16, headers: &[Header], answer: Option<&Map<String, Value>>
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     let secondary = message.contains(SECONDARY_LIMIT_WORDS);
-    let primary_spent = headers
-        .iter()
-        .any(|h| h.name.eq_ignore_ascii_case("x-ratelimit-remaining") && h.value.trim() == "0");
+    let primary_spent = rate_window_spent(headers);
     match status {
         403 | 429 if secondary || primary_spent || status == 429 => EngineFailure::RateLimited {
-            retry_after_ms: retry_after_ms(headers),
+            retry_after_ms: retry_after_ms(headers)
+                .or_else(|| reset_epoch_wait_ms(headers).filter(|_| primary_spent))
+                .or(secondary.then_some(SECONDARY_LIMIT_WAIT_MS)),
             quota: false,
         },
         401 => EngineFailure::AuthFailure,
@@ -105,6 +125,8 @@ fn repository(item: &Value, full_name: &str, url: &str) -> Option<EngineHit> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits};
@@ -184,6 +206,106 @@ mod tests {
                 PRIMARY
             )),
             EngineFailure::RateLimited { .. }
+        ));
+    }
+
+    /// `Date` of the moment 1_700_000_000 (UTC epoch seconds).
+    const DATE: (&str, &str) = ("date", "Tue, 14 Nov 2023 22:13:20 GMT");
+
+    #[test]
+    fn a_spent_primary_limit_waits_until_its_reset() {
+        // Verifies: REQ-RES-002, REQ-CMP-002
+        let spent = headers(&[
+            ("x-ratelimit-limit", "10"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1700000045"),
+            DATE,
+        ]);
+        assert_eq!(
+            failure(parse(403, &spent, PRIMARY)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(45_000),
+                quota: false
+            }
+        );
+        // A reset hours away is held to the longest wait.
+        let far = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1800000000"),
+            DATE,
+        ]);
+        assert_eq!(
+            failure(parse(429, &far, PRIMARY)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(RETRY_AFTER_MAX_S * 1000),
+                quota: false
+            }
+        );
+        // `retry-after` comes first.
+        let both = headers(&[
+            ("retry-after", "7"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1700000045"),
+            DATE,
+        ]);
+        assert_eq!(
+            failure(parse(403, &both, PRIMARY)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(7000),
+                quota: false
+            }
+        );
+    }
+
+    #[test]
+    fn a_secondary_limit_without_a_delay_waits_a_minute() {
+        // Verifies: REQ-RES-002, REQ-CMP-002
+        let open = headers(&[
+            ("x-ratelimit-remaining", "8"),
+            ("x-ratelimit-reset", "1700000045"),
+            DATE,
+        ]);
+        assert_eq!(
+            failure(parse(403, &open, SECONDARY)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(60_000),
+                quota: false
+            }
+        );
+    }
+
+    #[test]
+    fn an_answer_that_spends_the_window_pauses_until_its_reset() {
+        // Verifies: REQ-RES-002, REQ-CMP-002
+        let last = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1700000030"),
+            DATE,
+        ]);
+        match parse(200, &last, REPOSITORIES) {
+            EngineParse::Paced { hits, wait_ms } => {
+                assert_eq!(hits.len(), 2);
+                assert_eq!(wait_ms, 30_000);
+            }
+            other => panic!("expected a pause, got {other:?}"),
+        }
+        // Requests left, or no readable reset: no pause.
+        let left = headers(&[
+            ("x-ratelimit-remaining", "3"),
+            ("x-ratelimit-reset", "1700000030"),
+            DATE,
+        ]);
+        assert!(matches!(
+            parse(200, &left, REPOSITORIES),
+            EngineParse::Hits(_)
+        ));
+        let no_date = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1700000030"),
+        ]);
+        assert!(matches!(
+            parse(200, &no_date, REPOSITORIES),
+            EngineParse::Hits(_)
         ));
     }
 

@@ -11,14 +11,19 @@
 //!
 //! Failures: OpenAlex answers a refused request with a JSON object holding
 //! `error` and `message` (400, 403 or 404 by the kind of mistake): a failed
-//! request, not a block. 429 is its rate limit.
+//! request, not a block. 429 is its rate limit, and since its allowance
+//! became daily ("429 Too Many Requests: Daily limit exceeded",
+//! <https://developers.openalex.org/api-reference/errors>; the other cause,
+//! more than 100 requests a second, is ten times the rate the admission
+//! record lets rypsok send) a spent quota: the engine rests as long as a
+//! spent quota does, instead of asking again at once.
 
 use rypsok_proto::limits::SNIPPET_MAX_CHARS;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{first_sentences, iso_date_prefix, join_names, join_parts};
-use super::{MAX_HITS, is_web_url, json_object, status_failure, str_of};
+use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
 
 /// Words of an abstract rebuilt from its inverted index: more than a
 /// snippet needs, and a bound on the work a hostile index can cause.
@@ -29,7 +34,10 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
     let answer = json_object(body);
     if status != 200 {
         return EngineParse::Failure(match (status, &answer) {
-            (429, _) => status_failure(status, headers),
+            (429, _) => EngineFailure::RateLimited {
+                retry_after_ms: retry_after_ms(headers),
+                quota: true,
+            },
             // A JSON error object names a mistake in the request.
             (_, Some(answer)) if answer.contains_key("error") => EngineFailure::RequestFailure,
             _ => status_failure(status, headers),
@@ -209,10 +217,13 @@ mod tests {
             failure(parse(200, &[], INVALID)),
             EngineFailure::RequestFailure
         );
-        assert!(matches!(
+        assert_eq!(
             failure(parse(429, &[], LIMITED)),
-            EngineFailure::RateLimited { .. }
-        ));
+            EngineFailure::RateLimited {
+                retry_after_ms: None,
+                quota: true
+            }
+        );
         // A 403 that is not OpenAlex's error object is a block.
         assert_eq!(failure(parse(403, &[], b"<html>")), EngineFailure::Blocked);
         assert_eq!(failure(parse(200, &[], b"[]")), EngineFailure::ParseFailure);

@@ -26,6 +26,7 @@ fn key(query: &str) -> CacheKey {
         safe_search: SafeSearch::Moderate,
         time_range: None,
         count: 10,
+        max_results: 10,
     }
 }
 
@@ -121,6 +122,10 @@ async fn every_part_of_the_engine_request_and_the_caller_is_in_the_key() {
             },
             CacheKey {
                 count: 5,
+                ..key("q")
+            },
+            CacheKey {
+                max_results: 20,
                 ..key("q")
             },
         ];

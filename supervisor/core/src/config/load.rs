@@ -62,17 +62,8 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
     let root: Table = match text.parse() {
         Ok(root) => root,
         // The parser's message can quote the offending line, which may hold
-        // a secret: only the line number is kept.
-        Err(error) => {
-            let message = match error.span() {
-                Some(span) => format!(
-                    "the file is not valid TOML (line {})",
-                    line_of(text, span.start)
-                ),
-                None => "the file is not valid TOML".to_owned(),
-            };
-            return Err(vec![whole_file(message)]);
-        }
+        // a secret: only where it is and which key was being read are kept.
+        Err(error) => return Err(vec![whole_file(syntax_problem(text, error.span()))]),
     };
     let mut problems = Problems::default();
     let config = validate(&root, &mut problems);
@@ -85,6 +76,32 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
     }
 }
 
+/// Every key path the validator reads, in the order it reads them: one per
+/// key of each table (a table's own name included), with an engine's keys
+/// under `engines.<name>`. The operator reference is checked against this
+/// list, so a key cannot be accepted without being documented.
+pub fn accepted_keys() -> Vec<String> {
+    // Every section is read whether or not its table is present; an engine
+    // table is read key by key, so one engine shows them all.
+    let sample = "[engines.name]\ntype = \"stackexchange\"\n";
+    let Ok(root) = sample.parse::<Table>() else {
+        return Vec::new();
+    };
+    let mut problems = Problems::default();
+    let _ = validate(&root, &mut problems);
+    let mut keys: Vec<String> = problems
+        .1
+        .into_iter()
+        .map(|key| match key.strip_prefix("engines.name") {
+            Some(rest) => format!("engines.<name>{rest}"),
+            None => key,
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    keys.retain(|key| seen.insert(key.clone()));
+    keys
+}
+
 fn whole_file(message: impl Into<String>) -> ConfigProblem {
     ConfigProblem {
         path: String::new(),
@@ -92,14 +109,69 @@ fn whole_file(message: impl Into<String>) -> ConfigProblem {
     }
 }
 
-/// 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// A TOML syntax error, told by where it is: line and column (1-based, the
+/// column in characters) and the key being read, or the table it is in.
+/// Never the text of the line: it may hold a pasted secret.
+fn syntax_problem(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    let Some(span) = span else {
+        return "the file is not valid TOML".to_owned();
+    };
+    let offset = floor_char_boundary(text, span.start);
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..offset].matches('\n').count() + 1;
+    let column = text[line_start..offset].chars().count() + 1;
+    let line_text = text[line_start..]
+        .split('\n')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('\r');
+    let table = table_at(&text[..line_start]);
+    let key = line_text
+        .split_once('=')
+        .and_then(|(key, _)| dotted_key(key.trim()));
+    let place = match (table, key) {
+        (Some(table), Some(key)) => format!(", reading the key {table}.{key}"),
+        (None, Some(key)) => format!(", reading the key {key}"),
+        (Some(table), None) => format!(", in the table [{table}]"),
+        (None, None) => String::new(),
+    };
+    format!("the file is not valid TOML (line {line}, column {column}{place})")
+}
+
+/// The last `[table]` or `[[array]]` header in `before`, when it is written
+/// with bare keys.
+fn table_at(before: &str) -> Option<&str> {
+    let header = before
+        .lines()
+        .map(str::trim)
+        .rfind(|line| line.starts_with('['))?;
+    let name = header
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap_or_default();
+    dotted_key(name.trim())
+}
+
+/// `key` or `a.b.c` written with bare keys (letters, digits, `_`, `-`) and
+/// at most 64 characters; anything else is not repeated.
+fn dotted_key(text: &str) -> Option<&str> {
+    let bare = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    (text.len() <= 64 && text.split('.').map(str::trim).all(bare)).then_some(text)
+}
+
+/// The largest character boundary at or before `offset`.
+fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 pub(super) const LANG_SAMPLE: &str = "en";

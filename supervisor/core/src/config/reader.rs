@@ -9,9 +9,11 @@ use toml::{Table, Value};
 use crate::config::SecretRef;
 use crate::config::load::ConfigProblem;
 
-/// The problems found so far, in the order they were found.
+/// The problems found so far, in the order they were found, and the key
+/// paths every finished section read (the keys the validator accepts, for
+/// [`accepted_keys`](super::load::accepted_keys)).
 #[derive(Debug, Default)]
-pub(super) struct Problems(pub(super) Vec<ConfigProblem>);
+pub(super) struct Problems(pub(super) Vec<ConfigProblem>, pub(super) Vec<String>);
 
 impl Problems {
     pub(super) fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
@@ -341,8 +343,10 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// Reports every key that was never read.
+    /// Reports every key that was never read, and records the keys that
+    /// were.
     pub(super) fn finish(self, p: &mut Problems) {
+        p.1.extend(self.known.iter().map(|key| self.key_path(key)));
         let Some(table) = self.table else {
             return;
         };

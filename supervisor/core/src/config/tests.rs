@@ -64,6 +64,7 @@ fn empty_file_gives_the_documented_defaults() {
     assert_eq!(c.service.contact, PROJECT_URL);
     assert!(!c.service.attribution);
     assert!(c.service.handshake_revisions);
+    assert_eq!(c.service.text_format, TextFormat::Json);
 
     assert_eq!(c.search.languages, ["en"]);
     assert_eq!(c.search.region, "US");
@@ -91,6 +92,10 @@ fn empty_file_gives_the_documented_defaults() {
     assert_eq!(c.limits.web_fetch_per_minute, limits::FETCH_PER_MINUTE);
     assert_eq!(c.limits.engine_status_per_minute, limits::STATUS_PER_MINUTE);
     assert_eq!(c.limits.fetch_concurrency, limits::FETCH_CONCURRENCY);
+    assert_eq!(
+        c.limits.fetch_concurrency_per_caller,
+        limits::FETCH_CONCURRENCY / 4
+    );
     assert_eq!(c.limits.parse_workers, limits::PARSE_WORKERS);
     assert_eq!(c.limits.http_connections, limits::HTTP_MAX_CONNECTIONS);
     assert_eq!(
@@ -185,6 +190,7 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     // Verifies: REQ-CFG-005, REQ-MCP-006 (LIM-H1, LIM-H2, LIM-H6 and the handshake revisions, as set)
     let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
     assert!(!c.service.handshake_revisions);
+    assert_eq!(c.service.text_format, TextFormat::Markdown);
     assert_eq!(c.limits.http_connections, 512);
     assert_eq!(c.limits.http_request_body_bytes, 65536);
     assert_eq!(c.limits.http_sessions, 8);
@@ -193,6 +199,27 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     assert_eq!(floor.limits.http_connections, 1);
     assert_eq!(floor.limits.http_request_body_bytes, 16384);
     assert_eq!(floor.limits.http_sessions, 1);
+}
+
+#[test]
+fn one_http_callers_fetch_share_is_read_within_the_process_limit() {
+    // Verifies: REQ-SEC-019, REQ-CFG-005 (fetch_concurrency_per_caller: 1 to fetch_concurrency, a quarter by default)
+    let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
+    assert_eq!(c.limits.fetch_concurrency_per_caller, 12);
+    assert_eq!(
+        load("[limits]\nfetch_concurrency = 2")
+            .limits
+            .fetch_concurrency_per_caller,
+        1
+    );
+    assert_eq!(
+        load("[limits]\nfetch_concurrency = 20")
+            .limits
+            .fetch_concurrency_per_caller,
+        5
+    );
+    let all = load("[limits]\nfetch_concurrency = 6\nfetch_concurrency_per_caller = 6");
+    assert_eq!(all.limits.fetch_concurrency_per_caller, 6);
 }
 
 #[test]
@@ -353,10 +380,28 @@ fn problems_never_echo_a_value_from_the_file() {
 }
 
 #[test]
-fn toml_syntax_error_reports_only_the_line() {
-    // Verifies: REQ-CFG-004 (the parser's text, which quotes the file, is dropped)
+fn toml_syntax_error_tells_where_and_which_key_but_never_the_text() {
+    // Verifies: REQ-CFG-004, REQ-CFG-005 (line, column and key; the parser's text, which quotes the file, is dropped)
     let found = problems("[http]\nbind = \"127.0.0.1:1\"\nauth_token = \"sk-live-x\n");
-    assert_eq!(found, ["the file is not valid TOML (line 3)"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("the file is not valid TOML (line 3, column ")
+            && found[0].ends_with(", reading the key http.auth_token)"),
+        "{found:?}"
+    );
+    assert!(!found[0].contains("sk-live"), "{found:?}");
+    // A key that is not a bare key is not repeated: it may be the secret.
+    let found = problems("[http]\n\"sk-live-x\" = \n");
+    assert_eq!(
+        found,
+        ["the file is not valid TOML (line 2, column 15, in the table [http])"]
+    );
+    // Columns count characters, not bytes; no table before the line.
+    let found = problems("region = \"Zürich\" x\n");
+    assert_eq!(
+        found,
+        ["the file is not valid TOML (line 1, column 19, reading the key region)"]
+    );
 }
 
 #[test]
@@ -436,4 +481,192 @@ fn choice_spellings_round_trip() {
         ));
         assert_eq!(c.engines[0].kind, kind);
     }
+}
+
+#[test]
+fn credential_keys_name_each_reference_with_its_key_and_whether_the_file_wrote_it() {
+    // Verifies: REQ-CFG-004 (secrets by reference: check can say which key names an unreadable one)
+    let c = load(
+        "[http]\nauth_token_file = \"token\"\n\
+         [engines.brave]\ntype = \"brave\"\n\
+         [engines.code]\ntype = \"github\"\napi_key_env = \"GH\"\n\
+         [engines.off]\ntype = \"brave\"\nenabled = false\napi_key_file = \"off-key\"\n\
+         [engines.wiki]\ntype = \"wikipedia\"\n",
+    );
+    let keys: Vec<(String, String, Option<&str>, bool)> = c
+        .credential_keys()
+        .into_iter()
+        .map(|k| (k.key, k.reference.name().into_owned(), k.engine, k.written))
+        .collect();
+    let owned = |key: &str, name: &str| (key.to_owned(), name.to_owned());
+    assert_eq!(
+        keys.iter()
+            .map(|(key, name, _, _)| (key.clone(), name.clone()))
+            .collect::<Vec<_>>(),
+        [
+            owned("http.auth_token_file", "token"),
+            owned("engines.brave.api_key_env", "BRAVE_API_KEY"),
+            owned("engines.code.api_key_env", "GH"),
+        ],
+        "a disabled engine's and a keyless driver's are not read"
+    );
+    assert_eq!(
+        keys.iter()
+            .map(|(_, _, engine, written)| (*engine, *written))
+            .collect::<Vec<_>>(),
+        [(None, true), (Some("brave"), false), (Some("code"), true)]
+    );
+}
+
+#[test]
+fn both_text_formats_are_read_and_json_is_the_default() {
+    // Verifies: REQ-MCP-011, REQ-CFG-005 (the text block's format, as set)
+    assert_eq!(load("").service.text_format, TextFormat::Json);
+    for format in TextFormat::ALL {
+        let c = load(&format!("[service]\ntext_format = \"{}\"", format.as_str()));
+        assert_eq!(c.service.text_format, *format);
+    }
+    assert_eq!(
+        problems("[service]\ntext_format = \"Markdown\""),
+        ["service.text_format: expected one of json, markdown"]
+    );
+}
+
+/// The operator reference's key names: `## \`[section]\`` (or
+/// `## \`[engines.<name>]\``, `## top level`) headings, then table rows whose
+/// first cell is the key in backticks; each becomes its dotted path.
+fn documented_keys(page: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut keys = Vec::new();
+    for line in page.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            section = heading
+                .trim()
+                .strip_prefix("`[")
+                .and_then(|h| h.strip_suffix("]`"))
+                .unwrap_or_default()
+                .to_owned();
+            continue;
+        }
+        let Some(cell) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((key, _)) = cell.split_once('`') else {
+            continue;
+        };
+        keys.push(if section.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{section}.{key}")
+        });
+    }
+    keys
+}
+
+// The reference is a file of the project's book; the core reads no file
+// outside its tests.
+#[allow(clippy::disallowed_methods)]
+#[test]
+fn the_operator_reference_documents_every_key_the_validator_accepts() {
+    // Verifies: REQ-CFG-005 (every accepted key is documented for operators)
+    let page_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../packaging/docs/src/reference/configuration.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let documented = documented_keys(&page);
+    let accepted = accepted_keys();
+    // A table's own name is a key too; its keys document it.
+    let undocumented: Vec<&String> = accepted
+        .iter()
+        .filter(|key| {
+            let is_table = accepted.iter().any(|k| k.starts_with(&format!("{key}.")));
+            !is_table && !documented.contains(key)
+        })
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "keys the validator accepts but {} does not document: {undocumented:?}",
+        page_path.display()
+    );
+    // The list is the validator's: it holds keys of every section and of an
+    // engine table, and a key it does not read is refused.
+    for key in [
+        "config_version",
+        "limits.fetch_concurrency",
+        "engines.<name>.api_key_file",
+        "egress.hosts",
+    ] {
+        assert!(
+            accepted.contains(&key.to_owned()),
+            "{key} missing from {accepted:?}"
+        );
+    }
+    assert!(!problems("[limits]\nnot_a_key = 1\n").is_empty());
+}
+
+/// One row of the reference's engine table, written from the driver's
+/// admission record and registry entry.
+fn engine_row(kind: EngineType) -> String {
+    use crate::engine::{CredentialRule, LanguageSupport};
+    let spec = kind.spec();
+    let a = &spec.admission;
+    let categories: Vec<&str> = spec.default_categories.iter().map(|c| c.as_str()).collect();
+    let key = match spec.credential {
+        CredentialRule::None => "none".to_owned(),
+        CredentialRule::Required { default_env } => format!("required (`{default_env}`)"),
+        CredentialRule::Optional => "optional".to_owned(),
+    };
+    let rate = match (a.rate_limit_per_minute, a.min_interval_ms) {
+        (_, Some(ms)) => format!("one every {} s", ms / 1000),
+        (Some(n), None) => format!("{n} a minute"),
+        (None, None) => "none published".to_owned(),
+    };
+    let languages = match a.languages {
+        LanguageSupport::Any => "any".to_owned(),
+        LanguageSupport::Listed(codes) if codes.len() <= 3 => codes.join(", "),
+        LanguageSupport::Listed(codes) => format!("{} listed", codes.len()),
+    };
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let zero = if spec.in_default_set {
+        if spec.credential.is_required() {
+            "yes, inactive without a key"
+        } else {
+            "yes"
+        }
+    } else if spec.scraping {
+        "never (a scraping driver: needs `[scraping] enabled = true`)"
+    } else if spec.endpoint_required {
+        "never (needs `endpoint`: the operator's own instance)"
+    } else {
+        "never"
+    };
+    format!(
+        "| `{}` | {} | {key} | {rate} | {} | {} | {languages} | {} | {} | {} | {zero} |",
+        kind.as_str(),
+        categories.join(", "),
+        a.concurrency_cap,
+        a.max_query_chars,
+        yes(a.time_ranges),
+        yes(a.cacheable),
+        yes(a.attribution_required),
+    )
+}
+
+#[allow(clippy::disallowed_methods)]
+#[test]
+fn the_operator_reference_engine_table_matches_each_admission_record() {
+    // Verifies: REQ-ENG-001 (each engine type's limits as the operator reads them)
+    let page_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../packaging/docs/src/reference/configuration.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let missing: Vec<String> = EngineType::ALL
+        .iter()
+        .map(|&kind| engine_row(kind))
+        .filter(|row| !page.lines().any(|line| line == row))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} lacks these engine rows (or has them otherwise):\n{}",
+        page_path.display(),
+        missing.join("\n")
+    );
 }

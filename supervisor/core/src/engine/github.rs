@@ -13,8 +13,12 @@
 //! - Rates and query length: "Search" (<https://docs.github.com/en/rest/search/search>):
 //!   10 requests a minute without a token, 30 with one; a query of at most
 //!   256 characters (qualifiers aside).
-//! - Secondary limits (concurrency, `retry-after`): "Rate limits for the REST
-//!   API" (<https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api>).
+//! - Secondary limits (concurrency, `retry-after`) and the primary limit's
+//!   headers (`x-ratelimit-remaining`, `x-ratelimit-reset` in UTC epoch
+//!   seconds): "Rate limits for the REST API"
+//!   (<https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api>).
+//!   The parser reads them into the wait (capped at `RETRY_AFTER_MAX_S`):
+//!   the engine is skipped as rate limited until GitHub's reset.
 //! - User-Agent: every request must carry one, any will do
 //!   (<https://docs.github.com/en/rest/using-the-rest-api/getting-started-with-the-rest-api#user-agent>).
 //! - Terms: GitHub's API terms (<https://docs.github.com/en/site-policy/github-terms/github-terms-of-service#h-api-terms>)

@@ -4,13 +4,22 @@
 //! worker-parse's `engine/openalex.rs`; its fixtures are under
 //! worker-parse's `testdata/openalex/`.
 //!
-//! The interface is the OpenAlex works search (`/works?search=`), keyless.
-//! Sources of the record below:
+//! The interface is the OpenAlex works search (`/works?search=`), keyless
+//! or with the operator's free API key (the `api_key` parameter). Sources
+//! of the record below:
 //!
 //! - Rates: "Rate limits and authentication"
 //!   (<https://docs.openalex.org/how-to-use-the-api/rate-limits-and-authentication>):
 //!   at most 10 requests per second and 100,000 a day; a `mailto`
 //!   parameter puts requests in the polite pool.
+//! - The key: "Authentication & Pricing"
+//!   (<https://developers.openalex.org/api-reference/authentication>):
+//!   a free key, sent as `api_key=YOUR_KEY` on each call, is asked for
+//!   since 2026-02-13; without one the daily allowance is a small test
+//!   budget (a few searches a day), with one it is enough for regular use;
+//!   every caller at most 100 requests per second; a spent allowance is
+//!   429. The key is optional here: a keyless engine still answers until
+//!   its allowance is spent, then is skipped as rate limited.
 //! - Storage and attribution: OpenAlex data is CC0
 //!   (<https://openalex.org/about>, "Is OpenAlex open?"): answers may be
 //!   kept, no attribution is required.
@@ -32,7 +41,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     admission: ADMISSION,
     wire: EngineKind::OpenAlex,
     default_categories: &[Category::Science],
-    credential: CredentialRule::None,
+    credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
     text: ResultText::Markup,
@@ -87,6 +96,9 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(mailto) = ctx.contact_email() {
         params.append_pair("mailto", mailto);
     }
+    if let Some(key) = ctx.credential {
+        params.append_pair("api_key", key.expose());
+    }
     BuiltRequest::json(super::with_query(&base, &params.finish()))
 }
 
@@ -94,13 +106,12 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 mod tests {
     use super::*;
     use crate::config::SafeSearch;
+    use crate::engine::Credential;
     use crate::engine::tests::params;
     use crate::validate::TimeRange;
 
-    #[test]
-    fn asks_the_works_search_with_the_contact_and_the_range() {
-        // Verifies: REQ-ENG-001, REQ-CMP-004, REQ-SEARCH-005
-        let ctx = SearchContext {
+    fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
+        SearchContext {
             lang: "en",
             query: "graph neural networks",
             count: 10,
@@ -108,16 +119,31 @@ mod tests {
             region: "US",
             safe_search: SafeSearch::Moderate,
             time_range: Some(TimeRange::Year),
-            credential: None,
+            credential,
             contact: "mailto:ops@example.org",
             now_unix: 1_700_000_000,
-        };
-        let built = build(None, &ctx);
+        }
+    }
+
+    #[test]
+    fn asks_the_works_search_with_the_contact_and_the_range() {
+        // Verifies: REQ-ENG-001, REQ-CMP-004, REQ-SEARCH-005
+        let built = build(None, &ctx(None));
         assert!(built.url.starts_with(
             "https://api.openalex.org/works?search=graph+neural+networks&per-page=10&"
         ));
         let params = params(&built.url);
         assert!(params.contains(&("filter".into(), "from_publication_date:2022-11-13".into())));
         assert!(params.contains(&("mailto".into(), "ops@example.org".into())));
+        assert!(!params.iter().any(|(name, _)| name == "api_key"));
+    }
+
+    #[test]
+    fn the_key_travels_as_the_api_key_parameter() {
+        // Verifies: REQ-CFG-004
+        let key = Credential::new("openalex-key-not-secret".to_owned());
+        let built = build(None, &ctx(Some(&key)));
+        assert!(params(&built.url).contains(&("api_key".into(), "openalex-key-not-secret".into())));
+        assert!(!format!("{built:?}").contains("openalex-key-not-secret"));
     }
 }

@@ -12,8 +12,22 @@
 //! (<https://docs.searxng.org/dev/search_api.html>: `q`, `format`,
 //! `language`, `safesearch` 0/1/2, `time_range` day/month/year (and week on
 //! current instances), `categories`, `pageno`).
+//!
+//! The credential: SearXNG has no API key of its own (its settings have a
+//! `secret_key` for its own cryptography and a limiter, neither a client
+//! key: <https://docs.searxng.org/admin/settings/settings_server.html>); an
+//! operator who closes an instance to others does it in the reverse proxy
+//! the instance runs behind (SearXNG's own set-up puts it behind nginx or
+//! Apache: <https://docs.searxng.org/admin/installation-nginx.html>), with
+//! HTTP authentication: Basic (nginx's `auth_basic`,
+//! <https://nginx.org/en/docs/http/ngx_http_auth_basic_module.html>) or a
+//! bearer token. So the optional credential is the whole value of the
+//! `Authorization` header, scheme included (`Basic dXNlcjpwYXNz` or
+//! `Bearer <token>`), sent as read and only to the instance (no redirect
+//! is followed for an engine). A proxy that wants a header of another name
+//! is not served.
 
-use rypsok_proto::EngineKind;
+use rypsok_proto::{EngineKind, Header};
 use url::form_urlencoded;
 
 use super::{
@@ -29,7 +43,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     admission: ADMISSION,
     wire: EngineKind::Searxng,
     default_categories: &[Category::General],
-    credential: CredentialRule::None,
+    credential: CredentialRule::Optional,
     in_default_set: false,
     scraping: false,
     text: ResultText::Markup,
@@ -72,7 +86,14 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     if let Some(range) = ctx.time_range {
         params.append_pair("time_range", time_range(range));
     }
-    BuiltRequest::json(super::with_query(&base, &params.finish()))
+    let mut built = BuiltRequest::json(super::with_query(&base, &params.finish()));
+    if let Some(credential) = ctx.credential {
+        built.headers.push(Header {
+            name: "authorization".to_owned(),
+            value: credential.expose().to_owned(),
+        });
+    }
+    built
 }
 
 const fn safesearch(level: SafeSearch) -> &'static str {
@@ -105,11 +126,10 @@ const fn time_range(range: TimeRange) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Credential;
 
-    #[test]
-    fn asks_the_operators_instance_for_json() {
-        // Verifies: REQ-ENG-001, REQ-SEARCH-005
-        let ctx = SearchContext {
+    fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
+        SearchContext {
             lang: "de",
             query: "rust",
             count: 10,
@@ -117,15 +137,36 @@ mod tests {
             region: "DE",
             safe_search: SafeSearch::Strict,
             time_range: Some(TimeRange::Month),
-            credential: None,
+            credential,
             contact: "",
             now_unix: 1_700_000_000,
-        };
+        }
+    }
+
+    #[test]
+    fn asks_the_operators_instance_for_json() {
+        // Verifies: REQ-ENG-001, REQ-SEARCH-005
+        let built = build(Some("http://127.0.0.1:8888/search"), &ctx(None));
+        assert!(!built.headers.iter().any(|h| h.name == "authorization"));
         assert_eq!(
-            build(Some("http://127.0.0.1:8888/search"), &ctx).url,
+            built.url,
             "http://127.0.0.1:8888/search?q=rust&format=json&language=de&safesearch=2\
              &categories=it&pageno=1&time_range=month"
         );
         const { assert!(SPEC.endpoint_required && !SPEC.in_default_set) };
+    }
+
+    #[test]
+    fn the_credential_is_the_authorization_header_as_written() {
+        // Verifies: REQ-CFG-004
+        let basic = Credential::new("Basic cnlwc29rOm5vdC1zZWNyZXQ=".to_owned());
+        let built = build(Some("http://127.0.0.1:8888/search"), &ctx(Some(&basic)));
+        assert!(
+            built
+                .headers
+                .iter()
+                .any(|h| h.name == "authorization" && h.value == "Basic cnlwc29rOm5vdC1zZWNyZXQ=")
+        );
+        assert!(!built.url.contains("cnlwc29r"));
     }
 }

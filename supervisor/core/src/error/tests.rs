@@ -23,6 +23,7 @@ fn vocabularies_spell_every_word_the_same_way_twice() {
     assert_serde_agrees(UnsupportedReason::ALL, UnsupportedReason::as_str);
     assert_serde_agrees(EngineState::ALL, EngineState::as_str);
     assert_serde_agrees(DisabledReason::ALL, DisabledReason::as_str);
+    assert_serde_agrees(EgressRefused::ALL, EgressRefused::as_str);
 }
 
 // Verifies: REQ-ERR-004 (messages stay within LIM-I4)
@@ -47,7 +48,13 @@ fn every_message_fits_the_error_bound() {
             .iter()
             .map(|&r| ToolError::denied_secret(r, "kind", 1)),
     );
+    all.extend(
+        EgressRefused::ALL
+            .iter()
+            .map(|&by| ToolError::denied_egress(Refused::by(by))),
+    );
     all.extend([
+        ToolError::denied_strict_mode(),
         ToolError::denied_upgrade_failed(),
         ToolError::http_status(404, None),
         ToolError::http_status(503, Some(3_600_000)),

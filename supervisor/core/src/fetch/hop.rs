@@ -35,7 +35,7 @@ impl HopFailure {
             }
             Self::Net(
                 NetFailure::Resolve
-                | NetFailure::Refused
+                | NetFailure::Refused(_)
                 | NetFailure::Connect
                 | NetFailure::Tls
                 | NetFailure::Protocol,
@@ -80,7 +80,19 @@ pub(super) async fn exchange(
     };
     match env.ctx.net.exchange(request, network_deadline).await {
         Ok(response) => Ok(response),
-        Err(ExchangeError::Net(failure)) => Err(HopFailure::Net(failure)),
+        Err(ExchangeError::Net(failure)) => {
+            // Answered like a name that does not resolve (design §8); the
+            // log says which part of the policy refused, never the address.
+            if let NetFailure::Refused(refusal) = failure {
+                tracing::info!(
+                    event = "egress_refused",
+                    refused = refusal.as_str(),
+                    address_class = refusal.address_class().map(|class| class.as_str()),
+                    "every address of the destination was refused at connect time"
+                );
+            }
+            Err(HopFailure::Net(failure))
+        }
         Err(ExchangeError::Port(e)) => Err(HopFailure::Port(e)),
     }
 }

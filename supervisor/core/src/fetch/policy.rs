@@ -15,7 +15,7 @@ use rypsok_proto::limits::DEFAULT_PORTS;
 use url::{Host, Url};
 
 use crate::config::{Config, SecretDetection};
-use crate::error::{DeniedReason, ToolError};
+use crate::error::{DeniedReason, EgressRefused, Refused, ToolError};
 use crate::limits::URL_MAX_CHARS;
 use crate::returned::ReturnedUrls;
 
@@ -95,7 +95,9 @@ pub(crate) fn check(
             // parser admits but worker-net would refuse (`a*b.example`) is
             // denied here, before any I/O.
             let Some(name) = rypsok_egress::parse_host_name(name) else {
-                return Err(ToolError::denied(DeniedReason::Egress));
+                return Err(ToolError::denied_egress(Refused::by(
+                    EgressRefused::HostName,
+                )));
             };
             judge_name(policy, &name, port)?;
             name
@@ -107,7 +109,7 @@ pub(crate) fn check(
         && config.fetch.strict_mode
         && !admitted_in_strict_mode(&as_given, text, &host, port, policy, returned)
     {
-        return Err(ToolError::denied(DeniedReason::StrictMode));
+        return Err(ToolError::denied_strict_mode());
     }
     Ok(Target {
         url,
@@ -122,23 +124,25 @@ pub(crate) fn check(
 /// may admit the name's answers on it; worker-net judges those).
 fn judge_name(policy: &EgressPolicy, name: &str, port: u16) -> Result<(), ToolError> {
     match policy.judge_name(name, port) {
-        Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied(DeniedReason::Egress)),
+        Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied_egress(Refused::by(
+            EgressRefused::DenyRule,
+        ))),
         Some(_) => Ok(()),
         None if DEFAULT_PORTS.contains(&port)
             || policy.allow.iter().any(|r| r.port.covers(port)) =>
         {
             Ok(())
         }
-        None => Err(ToolError::denied(DeniedReason::Egress)),
+        None => Err(ToolError::denied_egress(Refused::by(EgressRefused::Port))),
     }
 }
 
-/// A literal address is judged on the URL: refused → `denied`, `egress`.
+/// A literal address is judged on the URL: refused → `denied`, `egress`,
+/// with the part of the policy that refused (its class, never the address).
 fn judge_literal(policy: &EgressPolicy, addr: IpAddr, port: u16) -> Result<String, ToolError> {
-    if policy.judge_addr(addr, port).is_allowed() {
-        Ok(rypsok_egress::canonical(addr).to_string())
-    } else {
-        Err(ToolError::denied(DeniedReason::Egress))
+    match policy.judge_addr(addr, port).refusal() {
+        None => Ok(rypsok_egress::canonical(addr).to_string()),
+        Some(refusal) => Err(ToolError::denied_egress(Refused::from_policy(refusal))),
     }
 }
 

@@ -25,7 +25,7 @@ use url::Url;
 use super::Env;
 use super::hop::{HopFailure, exchange, redirect_location};
 use super::policy::{self, Strict, Target};
-use crate::error::{DeniedReason, ToolError};
+use crate::error::{DeniedReason, EgressRefused, Refused, ToolError};
 use crate::ports::PortError;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
@@ -147,7 +147,7 @@ async fn rules_for(
     let mut url = target
         .url
         .join("/robots.txt")
-        .map_err(|_| ToolError::denied(DeniedReason::Egress))?;
+        .map_err(|_| ToolError::denied_egress(Refused::by(EgressRefused::UrlForm)))?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
         let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {

@@ -92,12 +92,17 @@ impl NetPort for FakeNet {
                 url::Host::Ipv4(a) => (None, vec![IpAddr::V4(a)]),
                 url::Host::Ipv6(a) => (None, vec![IpAddr::V6(a)]),
             };
-            let admitted = addrs.iter().any(|&addr| match &name {
-                Some(n) => self.policy.judge_resolved(n, addr, port).is_allowed(),
-                None => self.policy.judge_addr(addr, port).is_allowed(),
-            });
-            if !admitted {
-                return Err(NetFailure::Refused.into());
+            let refusals: Vec<_> = addrs
+                .iter()
+                .map(|&addr| match &name {
+                    Some(n) => self.policy.judge_resolved(n, addr, port).refusal(),
+                    None => self.policy.judge_addr(addr, port).refusal(),
+                })
+                .collect();
+            if let Some(&Some(first)) = refusals.first()
+                && refusals.iter().all(Option::is_some)
+            {
+                return Err(NetFailure::Refused(first).into());
             }
             if name
                 .as_ref()
@@ -1115,7 +1120,7 @@ async fn one_remote_caller_is_busy_at_its_share_while_another_is_served() {
 // Verifies: REQ-FETCH-005 (a window that would cut a word ends at the whitespace before it)
 #[test]
 fn a_window_that_would_cut_a_word_ends_before_it() {
-    use super::respond;
+    use super::{Read, respond};
     use crate::validate::FetchArgs;
     // 497 characters, a space, then "Assigning": 500 would cut it after "As".
     let text = format!("{} Assigning values is next.", "x".repeat(497));
@@ -1124,14 +1129,21 @@ fn a_window_that_would_cut_a_word_ends_before_it() {
         max_chars: 500,
         start_char,
     };
-    let first = respond("https://example.org/".into(), None, &text, false, &args(0)).unwrap();
+    let first = respond(
+        "https://example.org/".into(),
+        None,
+        &text,
+        Read::default(),
+        &args(0),
+    )
+    .unwrap();
     assert_eq!(first.content.chars().count(), 498);
     assert_eq!(first.next_start_char, Some(498));
     let second = respond(
         "https://example.org/".into(),
         None,
         &text,
-        false,
+        Read::default(),
         &args(498),
     )
     .unwrap();
@@ -1139,7 +1151,14 @@ fn a_window_that_would_cut_a_word_ends_before_it() {
     // A word longer than the window's last tenth is cut where the window
     // ends: no whitespace to end at.
     let long = format!("a {}", "y".repeat(600));
-    let cut = respond("https://example.org/".into(), None, &long, false, &args(0)).unwrap();
+    let cut = respond(
+        "https://example.org/".into(),
+        None,
+        &long,
+        Read::default(),
+        &args(0),
+    )
+    .unwrap();
     assert_eq!(cut.next_start_char, Some(500));
 }
 
@@ -1152,7 +1171,7 @@ mod properties {
     use serde_json::json;
 
     use super::super::policy::{Strict, check};
-    use super::super::respond;
+    use super::super::{Read, respond};
     use crate::boundary::clean_document_text;
     use crate::config::Config;
     use crate::returned::ReturnedUrls;
@@ -1192,7 +1211,7 @@ mod properties {
             let mut start_char = 0;
             loop {
                 let args = FetchArgs { url: "https://example.org/".into(), max_chars, start_char };
-                let out = respond("https://example.org/".into(), None, &markdown, false, &args)
+                let out = respond("https://example.org/".into(), None, &markdown, Read::default(), &args)
                     .expect("a window within the content");
                 let out = crate::response::ToolResponse::Fetch(out).to_wire();
                 let window = out["content"].as_str().expect("content is text");

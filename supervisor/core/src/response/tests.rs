@@ -4,7 +4,8 @@
 //! The output schemas use five keywords (`type`, `enum`, `properties`,
 //! `items`, `required`), so a small checker below reads them, stricter than
 //! JSON Schema in one way: an object may carry only the keys its schema
-//! declares, so a field the schema does not publish fails. A general
+//! declares (unless it says `additionalProperties: true`), so a field the
+//! schema does not publish fails. A general
 //! validator crate would add a large dependency tree to every test build
 //! for these five keywords.
 #![allow(clippy::unwrap_used)]
@@ -13,9 +14,10 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::{Category, Config};
-use crate::error::{DeniedReason, UnavailableReason};
+use crate::error::{DeniedReason, EgressRefused, Refused, UnavailableReason};
 use crate::response::{DropReason, EngineErrorClass, NoticeCode, SkipReason};
 use crate::tools::definitions;
+use rypsok_egress::{AddressClass, Refusal};
 
 /// Where `value` breaks `schema`, if anywhere.
 fn violation(schema: &Value, value: &Value, at: &str) -> Option<String> {
@@ -56,9 +58,13 @@ fn violation(schema: &Value, value: &Value, at: &str) -> Option<String> {
                 return Some(format!("{at}: {key} is required"));
             }
         }
+        let open = schema.get("additionalProperties") == Some(&Value::Bool(true));
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (key, item) in object {
                 let Some(property) = properties.get(key) else {
+                    if open {
+                        continue;
+                    }
                     return Some(format!("{at}: {key} is not in the schema"));
                 };
                 if let Some(v) = violation(property, item, &format!("{at}.{key}")) {
@@ -150,6 +156,15 @@ fn every_error() -> Vec<ToolError> {
         errors.push(ToolError::denied(reason));
         errors.push(ToolError::denied_secret(reason, "github_token", 3));
     }
+    for &by in EgressRefused::ALL {
+        errors.push(ToolError::denied_egress(Refused::by(by)));
+    }
+    for class in AddressClass::ALL {
+        errors.push(ToolError::denied_egress(Refused::from_policy(
+            Refusal::AddressClass(class),
+        )));
+    }
+    errors.push(ToolError::denied_strict_mode());
     errors
 }
 
@@ -240,6 +255,35 @@ fn every_error_fits_every_tools_output_schema() {
             error.reason()
         );
     }
+}
+
+#[test]
+fn an_egress_denial_says_which_part_of_the_policy_refused() {
+    // Verifies: REQ-SEC-016, REQ-ERR-002 (a closed detail, no address)
+    let loopback = ToolError::denied_egress(Refused::from_policy(Refusal::AddressClass(
+        AddressClass::Loopback,
+    )))
+    .to_wire();
+    assert_eq!(loopback["error"]["kind"], json!("denied"));
+    assert_eq!(
+        loopback["error"]["detail"],
+        json!({"reason": "egress", "refused": "address_class", "address_class": "loopback"})
+    );
+    let port = ToolError::denied_egress(Refused::from_policy(Refusal::Port)).to_wire();
+    assert_eq!(
+        port["error"]["detail"],
+        json!({"reason": "egress", "refused": "port"})
+    );
+    assert_ne!(port["error"]["message"], loopback["error"]["message"]);
+    let strict = ToolError::denied_strict_mode().to_wire();
+    assert_eq!(
+        strict["error"]["detail"],
+        json!({"reason": "strict_mode", "refused": "not_allowed_strict"})
+    );
+    // The fetch schema publishes the words: another word does not fit.
+    let made_up = json!({"error": {"kind": "denied", "message": "m",
+        "detail": {"reason": "egress", "refused": "firewall"}}});
+    assert!(violation(&output_schema("web_fetch"), &made_up, "web_fetch").is_some());
 }
 
 #[test]

@@ -159,7 +159,7 @@ fn classify_net(failure: NetFailure) -> EngineErrorClass {
         NetFailure::TooLarge => EngineErrorClass::ParseFailure,
         NetFailure::InvalidUrl
         | NetFailure::Resolve
-        | NetFailure::Refused
+        | NetFailure::Refused(_)
         | NetFailure::Connect
         | NetFailure::Tls
         | NetFailure::Protocol => EngineErrorClass::RequestFailure,

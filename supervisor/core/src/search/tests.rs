@@ -806,23 +806,23 @@ mod cache {
         assert!(from_cache(&out).is_empty());
     }
 
-    // Verifies: REQ-CACHE-002 (max_results does not change the engine request: the entry serves it, cut to the new count)
+    // Verifies: REQ-CACHE-002 (the result count is in the key: another max_results misses, the same one hits)
     #[tokio::test(start_paused = true)]
-    async fn another_max_results_is_the_same_engine_request() {
+    async fn another_max_results_misses() {
         let (services, net) = services_with(&both_answer(), CACHE_ON);
-        services
-            .web_search(&args(json!({"query": "hello", "max_results": 2})))
-            .await
-            .unwrap()
-            .to_wire();
+        let two = args(json!({"query": "hello", "max_results": 2}));
+        services.web_search(&two).await.unwrap().to_wire();
         let out = services
             .web_search(&args(json!({"query": "hello", "max_results": 7})))
             .await
             .unwrap()
             .to_wire();
-        assert_eq!(from_cache(&out), ["wikipedia"]);
+        assert!(from_cache(&out).is_empty());
         assert_eq!(out["results"].as_array().unwrap().len(), 7);
-        assert_eq!(asked(&net, "wikipedia.test"), 1);
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        let out = services.web_search(&two).await.unwrap().to_wire();
+        assert_eq!(from_cache(&out), ["wikipedia"]);
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
     }
 
     // Verifies: REQ-CACHE-003, REQ-PRIV-002 (a query the privacy check warned about bypasses the cache both ways)

@@ -43,6 +43,18 @@ impl EngineConfig {
     }
 }
 
+/// Whether the engine's credential reference is its driver's default
+/// (`BRAVE_API_KEY`), which the file need not name: unset, the engine is
+/// inactive, a warning rather than a mistake.
+pub(in crate::config) fn is_driver_default(engine: &EngineConfig) -> bool {
+    match (engine.kind.spec().credential, &engine.credential) {
+        (CredentialRule::Required { default_env }, Some(SecretRef::Env(name))) => {
+            name == default_env
+        }
+        _ => false,
+    }
+}
+
 pub(in crate::config) fn engines(
     top: &mut Section<'_>,
     p: &mut Problems,

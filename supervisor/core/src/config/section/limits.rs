@@ -3,6 +3,7 @@
 use crate::config::LimitsConfig;
 use crate::config::reader::{Problems, Range, Section, default_of};
 use crate::limits;
+use crate::ratelimit::default_share;
 
 /// The largest LIM-H2 an operator may set: a body is held in memory whole,
 /// once per request in flight.
@@ -39,6 +40,16 @@ pub(in crate::config) fn limits(s: &mut Section<'_>, p: &mut Problems) -> Option
         Range::new(1, 256),
         limits::FETCH_CONCURRENCY.into(),
     );
+    // One HTTP caller's share of LIM-F10: at most the whole, a quarter by
+    // default, so that several callers cannot starve one another unless
+    // the operator says there is one.
+    let fetch_concurrency_limit = fetch_concurrency.map(i64::from);
+    let fetch_concurrency_per_caller = s.number(
+        p,
+        "fetch_concurrency_per_caller",
+        Range::up_to(1, "fetch_concurrency", fetch_concurrency_limit, 256),
+        fetch_concurrency.map_or(1, |all: u32| default_share(all).into()),
+    );
     let parse_workers = s.number(
         p,
         "parse_workers",
@@ -71,6 +82,7 @@ pub(in crate::config) fn limits(s: &mut Section<'_>, p: &mut Problems) -> Option
         web_fetch_per_minute: fetch?,
         engine_status_per_minute: status?,
         fetch_concurrency: fetch_concurrency?,
+        fetch_concurrency_per_caller: fetch_concurrency_per_caller?,
         parse_workers: parse_workers?,
         http_connections: http_connections?,
         http_request_body_bytes: http_request_body_bytes?,

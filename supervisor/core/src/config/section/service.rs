@@ -1,9 +1,10 @@
-//! `[service]`: structured content, the operator contact, attribution and
-//! the handshake revisions (REQ-MCP-006, REQ-MCP-011, REQ-CMP-004).
+//! `[service]`: structured content, the text block's format, the operator
+//! contact, attribution and the handshake revisions (REQ-MCP-006,
+//! REQ-MCP-011, REQ-CMP-004).
 
-use crate::config::ServiceConfig;
 use crate::config::load::PROJECT_URL;
 use crate::config::reader::{Lookup, Problems, Section};
+use crate::config::{ServiceConfig, TextFormat};
 
 /// The contact goes into a header: bounded so the User-Agent stays a line.
 const CONTACT_MAX_CHARS: usize = 200;
@@ -33,10 +34,18 @@ pub(in crate::config) fn service(s: &mut Section<'_>, p: &mut Problems) -> Optio
     };
     let attribution = s.boolean(p, "attribution", false);
     let handshake_revisions = s.boolean(p, "handshake_revisions", true);
+    let text_format = s.choice(
+        p,
+        "text_format",
+        TextFormat::ALL,
+        TextFormat::as_str,
+        TextFormat::Json,
+    );
     Some(ServiceConfig {
         structured_content: structured_content?,
         contact: contact?,
         attribution: attribution?,
         handshake_revisions: handshake_revisions?,
+        text_format: text_format?,
     })
 }
