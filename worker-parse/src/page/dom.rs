@@ -94,6 +94,13 @@ fn kept_attr(name: &LocalName) -> bool {
     kept_attr_name(name.as_bytes())
 }
 
+/// HTML elements none of whose attributes is ever read (a page's links to
+/// style sheets, icons and feeds, its metadata): even the [`kept_attr`]
+/// ones are dropped. `name` is lower case.
+pub(crate) fn attrs_unread(name: &[u8]) -> bool {
+    matches!(name, b"link" | b"meta")
+}
+
 /// [`kept_attr`] on a lower-case name as bytes (the scan before parsing
 /// leaves the others out of the parser's input).
 pub(crate) fn kept_attr_name(name: &[u8]) -> bool {
@@ -450,7 +457,7 @@ impl Sink {
                     last_child: None,
                     prev: None,
                     next: None,
-                    data: Data::Text(text.to_string()),
+                    data: Data::Text(String::from(&*text)),
                     depth: 0,
                 });
                 let id = nodes.len() - 1;
@@ -484,9 +491,10 @@ impl TreeSink for Sink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
         let attrs = attrs
             .into_iter()
-            .filter(|a| a.name.ns == ns!() && kept_attr(&a.name.local))
+            .filter(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local))
             .map(|a| {
                 let mut v: &str = &a.value;
                 if v.len() > ATTR_MAX {

@@ -38,7 +38,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::dom::kept_attr_name;
+use super::dom::{attrs_unread, kept_attr_name};
 
 /// Byte ranges of `html` the parser may skip, in document order: the
 /// contents of `<script>` and `<style>` elements and the text of comments
@@ -282,6 +282,7 @@ impl<'a> Scan<'a> {
         } else {
             Cow::Borrowed(raw)
         };
+        let unread = attrs_unread(&name);
         // Where the run of spaces before the next attribute started.
         let mut spaces: Option<usize> = None;
         // Before an attribute name (or right after the tag name).
@@ -313,7 +314,7 @@ impl<'a> Scan<'a> {
                         i += 1;
                     }
                     if b[i] != b'=' {
-                        self.attribute(spaces, from..name_end, name_end);
+                        self.attribute(spaces, from..name_end, name_end, unread);
                         spaces = (i > name_end).then_some(name_end);
                         continue;
                     }
@@ -331,7 +332,7 @@ impl<'a> Scan<'a> {
                             }
                         }
                     }
-                    self.attribute(spaces, from..name_end, i);
+                    self.attribute(spaces, from..name_end, i, unread);
                     spaces = None;
                 }
             }
@@ -339,21 +340,23 @@ impl<'a> Scan<'a> {
     }
 
     /// Notes an attribute named by `name`, ending at `end`, whose spaces
-    /// before it start at `spaces`, if extraction does not read it. One
-    /// not set off by spaces before it and a space or `>` after it stays:
-    /// removing it would join its neighbours into something else (an
-    /// unquoted value before it would take in a `/` after it).
-    fn attribute(&mut self, spaces: Option<usize>, name: Range<usize>, end: usize) {
+    /// before it start at `spaces`, if extraction does not read it (none
+    /// is read when `unread`: see `attrs_unread`). One not set off by
+    /// spaces before it and a space or `>` after it stays: removing it
+    /// would join its neighbours into something else (an unquoted value
+    /// before it would take in a `/` after it).
+    fn attribute(&mut self, spaces: Option<usize>, name: Range<usize>, end: usize, unread: bool) {
         let Some(from) = spaces else { return };
         if !self.b.get(end).is_some_and(|&c| space(c) || c == b'>') {
             return;
         }
         let name = &self.b[name];
-        let kept = if name.iter().any(u8::is_ascii_uppercase) {
-            kept_attr_name(&name.to_ascii_lowercase())
-        } else {
-            kept_attr_name(name)
-        };
+        let kept = !unread
+            && if name.iter().any(u8::is_ascii_uppercase) {
+                kept_attr_name(&name.to_ascii_lowercase())
+            } else {
+                kept_attr_name(name)
+            };
         if !kept {
             self.attrs.push(from..end);
         }
@@ -598,7 +601,7 @@ mod tests {
         // a link is not one of them here.
         let html = "<div data-x=\"1\" class=a onclick='f()' hidden>\
             <img src=x.png alt=b srcset = \"a 1x\"><b data-y=2>b</b>\
-            <a href=x rel=y>c</a></div>";
+            <a href=x rel=y>c</a><link href=s.css rel=stylesheet></div>";
         assert_eq!(
             skipped(html),
             vec![
@@ -606,7 +609,9 @@ mod tests {
                 " onclick='f()'",
                 " src=x.png",
                 " srcset = \"a 1x\"",
-                " rel=y"
+                " rel=y",
+                " href=s.css",
+                " rel=stylesheet"
             ]
         );
     }
@@ -781,6 +786,8 @@ mod equivalence {
         "<a title='>'>",
         "<a href=x rel=y>",
         "<a x=1>",
+        "<link href=a id=b>",
+        "<meta charset=utf-8 class=c>",
         "</a>",
         "<b x=\"</script>\">",
         "<i a=b/>",
