@@ -19,17 +19,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
-echo "== rypsok (Markdown, CPU time, median of 9 passes; wcxb-dev one pass)"
+echo "== rypsok (Markdown, CPU time, median of 5 passes)"
 target/release/examples/bench_extract "$bench" "$out" | tee "$out/rypsok-speed.txt"
 
 py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
-    echo "== anchors (plain text, CPU time, one pass)"
+    echo "== anchors (plain text, CPU time; trafilatura median of 5 passes, readability one)"
     "$py" "$here/trafilatura_speed.py" "$bench" "$out" | tee "$out/trafilatura-speed.txt"
-    echo "== speed ratio (MB/s, rypsok / trafilatura)"
-    for set in articles mixed; do
-        r=$(grep "^$set:" "$out/rypsok-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1)
-        t=$(grep "^$set:" "$out/trafilatura-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1)
+    echo "== speed ratio (MB/s, rypsok / trafilatura, each the median of five passes)"
+    for set in articles mixed wcxb-dev; do
+        r=$(grep "^$set:" "$out/rypsok-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1 || true)
+        t=$(grep "^$set:" "$out/trafilatura-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1 || true)
+        [ -n "$r" ] && [ -n "$t" ] || continue
         awk -v s="$set" -v r="$r" -v t="$t" 'BEGIN { printf "%s: %.1fx\n", s, r / t }'
     done
 else

@@ -8,10 +8,10 @@
 //! ```
 //!
 //! For each set it writes `OUT_DIR/<set>.json` (`{"<id>": {"articleBody": …}}`)
-//! and prints one line: pages, MB, and the median over nine timed passes of
+//! and prints one line: pages, MB, and the median over five timed passes of
 //! pages per second and MB per second (extraction only, pages in memory).
-//! The large development set `wcxb-dev` is read in one pass: it is there
-//! for quality; speed is measured on the other two.
+//! `BENCH_PASSES=N` sets the number of passes (`BENCH_PASSES=1` under an
+//! instruction counter such as callgrind).
 //! Time is the process's CPU time, not the clock's: on a shared machine
 //! the clock also counts other processes' turns.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
@@ -21,7 +21,7 @@ use std::path::Path;
 
 use rypsok_worker_parse::page::{PageInput, PageResult, read_page};
 
-const PASSES: usize = 9;
+const PASSES: usize = 5;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -40,8 +40,12 @@ fn main() {
             .filter(|s| bench.join(s).join("ground-truth.json").exists())
             .collect()
     };
+    let passes = std::env::var("BENCH_PASSES")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .filter(|&p| p > 0)
+        .unwrap_or(PASSES);
     for set in sets {
-        let passes = if set == "wcxb-dev" { 1 } else { PASSES };
         run_set(
             &bench.join(set),
             &out.join(format!("{set}.json")),

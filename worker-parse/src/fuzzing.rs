@@ -63,7 +63,7 @@ pub fn decode_charset(
 ) -> (&'static str, String) {
     let encoding = crate::page::charset::choose(body, declared, html, host);
     let text = crate::page::charset::decode(body, declared, html, host);
-    (encoding.name(), text)
+    (encoding.name(), text.into_owned())
 }
 
 /// The engine parsers' `Retry-After` reading, in milliseconds.

@@ -123,9 +123,13 @@ pub fn read_page(input: &PageInput<'_>) -> PageResult {
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     let first = read_dom(html, url, false);
-    let words = first
-        .as_ref()
-        .map_or(0, |p| p.markdown.split_whitespace().count());
+    let words = first.as_ref().map_or(0, |p| {
+        // Counted only as far as the bound: the exact count matters below it.
+        p.markdown
+            .split_whitespace()
+            .take(LENIENT_BELOW_WORDS)
+            .count()
+    });
     if words >= LENIENT_BELOW_WORDS {
         return first.map_or(PageResult::NoContent, PageResult::Page);
     }

@@ -8,6 +8,8 @@
 //! UTF-8 that is not valid UTF-8 goes to detection. Only the first bytes are
 //! given to the detector, which keeps it cheap on large pages.
 
+use std::borrow::Cow;
+
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
@@ -20,16 +22,17 @@ const DETECT_SCAN: usize = 64 * 1024;
 
 /// Decodes `body` to text; `declared` is the `Content-Type` header,
 /// `html` says whether to look for a `<meta>` declaration, `host` is the
-/// page's host (its top-level domain helps the detector).
-pub(crate) fn decode(
-    body: &[u8],
+/// page's host (its top-level domain helps the detector). Valid UTF-8 read
+/// as UTF-8 is borrowed, not copied.
+pub(crate) fn decode<'a>(
+    body: &'a [u8],
     declared: Option<&str>,
     html: bool,
     host: Option<&str>,
-) -> String {
+) -> Cow<'a, str> {
     let encoding = choose(body, declared, html, host);
     let (text, _, _) = encoding.decode(body);
-    text.into_owned()
+    text
 }
 
 /// The encoding [`decode`] uses.

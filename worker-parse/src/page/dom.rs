@@ -9,8 +9,8 @@
 //! html5ever offers bounds, which is why this sink is hand-written.)
 //!
 //! The parser reads the document without what the scan in `skip` found it
-//! may leave out (scripts' and styles' text, drawings, unread attributes):
-//! the tree is the same, for about half the work.
+//! may leave out (scripts' and styles' text, comments' text, drawings,
+//! unread attributes): the tree is the same, for about half the work.
 
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
@@ -65,6 +65,10 @@ pub(crate) enum Data {
 pub(crate) struct Element {
     pub(crate) name: QualName,
     pub(crate) attrs: Vec<(LocalName, String)>,
+    /// Extraction's note of what the element's class and id words say,
+    /// kept here once worked out (0: not yet): it asks several times per
+    /// element.
+    pub(crate) words: Cell<u8>,
 }
 
 impl Element {
@@ -88,6 +92,13 @@ impl Element {
 /// Attributes kept; all others are dropped as they are parsed.
 fn kept_attr(name: &LocalName) -> bool {
     kept_attr_name(name.as_bytes())
+}
+
+/// HTML elements none of whose attributes is ever read (a page's links to
+/// style sheets, icons and feeds, its metadata): even the [`kept_attr`]
+/// ones are dropped. `name` is lower case.
+pub(crate) fn attrs_unread(name: &[u8]) -> bool {
+    matches!(name, b"link" | b"meta")
 }
 
 /// [`kept_attr`] on a lower-case name as bytes (the scan before parsing
@@ -265,9 +276,9 @@ pub(crate) fn parse_with(
     };
     let mut parser = parse_document(sink, opts);
     // The parser reads everything but what the scan found it may skip
-    // (contents of scripts, styles and drawings, unread attributes), copied
-    // into one string: many small inputs would each cost the parser a
-    // buffer of its own.
+    // (contents of scripts, styles, comments and drawings, unread
+    // attributes), copied into one string: many small inputs would each
+    // cost the parser a buffer of its own.
     let skipped = if skip {
         skip::skippable(html, scripting)
     } else {
@@ -287,6 +298,15 @@ pub(crate) fn parse_with(
         compact = kept;
         compact.as_str()
     };
+    // About one node per `<` (start and end tags, and the text between):
+    // room for them at once spares copying the tree as it grows.
+    let tags = memchr::memchr_iter(b'<', rest.as_bytes()).count();
+    let room = tags.min(max_nodes.saturating_add(1));
+    {
+        let sink = &parser.tokenizer.sink.sink;
+        sink.nodes.borrow_mut().reserve(room);
+        sink.names.borrow_mut().reserve(room);
+    }
     while !rest.is_empty() {
         let mut end = rest.len().min(CHUNK);
         while !rest.is_char_boundary(end) {
@@ -437,7 +457,7 @@ impl Sink {
                     last_child: None,
                     prev: None,
                     next: None,
-                    data: Data::Text(text.to_string()),
+                    data: Data::Text(String::from(&*text)),
                     depth: 0,
                 });
                 let id = nodes.len() - 1;
@@ -471,9 +491,10 @@ impl TreeSink for Sink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
         let attrs = attrs
             .into_iter()
-            .filter(|a| a.name.ns == ns!() && kept_attr(&a.name.local))
+            .filter(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local))
             .map(|a| {
                 let mut v: &str = &a.value;
                 if v.len() > ATTR_MAX {
@@ -486,7 +507,11 @@ impl TreeSink for Sink {
                 (a.name.local, v.to_owned())
             })
             .collect();
-        self.new_node(Data::Element(Element { name, attrs }))
+        self.new_node(Data::Element(Element {
+            name,
+            attrs,
+            words: Cell::new(0),
+        }))
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeId {

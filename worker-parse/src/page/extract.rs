@@ -269,6 +269,23 @@ struct Words {
 }
 
 impl Words {
+    /// The words as the non-zero bits an element keeps them in.
+    fn bits(self) -> u8 {
+        0x10 | u8::from(self.boilerplate)
+            | u8::from(self.content) << 1
+            | u8::from(self.comments) << 2
+            | u8::from(self.hides) << 3
+    }
+
+    fn from_bits(bits: u8) -> Self {
+        Self {
+            boilerplate: bits & 1 != 0,
+            content: bits & 2 != 0,
+            comments: bits & 4 != 0,
+            hides: bits & 8 != 0,
+        }
+    }
+
     fn of(value: &str) -> Self {
         let v = lower(value);
         let tokens = || v.split_whitespace();
@@ -305,7 +322,13 @@ struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
+    /// The words of an element's class and id together (`hides` its
+    /// class's alone), worked out once per element and kept in it.
     fn of(&mut self, e: &'a Element) -> Words {
+        let memo = e.words.get();
+        if memo != 0 {
+            return Words::from_bits(memo);
+        }
         let mut all = Words::default();
         for a in [local_name!("class"), local_name!("id")] {
             if let Some(v) = e.attr(&a) {
@@ -313,8 +336,12 @@ impl<'a> Names<'a> {
                 all.boilerplate |= w.boilerplate;
                 all.content |= w.content;
                 all.comments |= w.comments;
+                if a == local_name!("class") {
+                    all.hides = w.hides;
+                }
             }
         }
+        e.words.set(all.bits());
         all
     }
 
@@ -333,8 +360,7 @@ impl<'a> Names<'a> {
 
     /// Whether the class hides the element.
     fn hides(&mut self, e: &'a Element) -> bool {
-        e.attr(&local_name!("class"))
-            .is_some_and(|v| self.words(v).hides)
+        self.of(e).hides
     }
 
     fn words(&mut self, v: &'a str) -> Words {
@@ -601,10 +627,13 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             .children(id)
             .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
         running = running.saturating_add(weight[id].para.saturating_sub(below));
-        // Replies nested in a thread are judged with the thread.
-        thread[id] = dom
-            .element(id)
-            .is_some_and(|e| names.comments(e) && names.boilerplate(e));
+        // Replies nested in a thread are judged with the thread (what is
+        // skipped already is not read for it: only its own nodes, skipped
+        // too, would be).
+        thread[id] = !skip[id]
+            && dom
+                .element(id)
+                .is_some_and(|e| names.comments(e) && names.boilerplate(e));
         if let Some(p) = dom.nodes[id].parent {
             nested[id] = nested[p] || thread[p];
         }

@@ -1,6 +1,7 @@
 //! What the parser need not read, found before parsing: the contents of
 //! `<script>` and `<style>` elements and of inline drawings (`<svg>`,
-//! `<math>`), and the attributes extraction never reads.
+//! `<math>`), the text of comments, and the attributes extraction never
+//! reads.
 //!
 //! Scripts, style sheets, drawings and attributes such as `srcset` or
 //! `data-*` are about two thirds of the bench pages' bytes and never
@@ -34,14 +35,15 @@
 //! every bench page (checked while building it) and the `html_skip` fuzz
 //! target compare the two.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
-use super::dom::kept_attr_name;
+use super::dom::{attrs_unread, kept_attr_name};
 
 /// Byte ranges of `html` the parser may skip, in document order: the
-/// contents of `<script>` and `<style>` elements in HTML content, and of
-/// SVG and MathML drawings (which extraction never reads) that hold nothing
-/// that would reach outside them. Every bound is at an ASCII byte, so on a
+/// contents of `<script>` and `<style>` elements and the text of comments
+/// in HTML content, and of SVG and MathML drawings (which extraction never
+/// reads) that hold nothing that would reach outside them. Every bound is at an ASCII byte, so on a
 /// character boundary.
 ///
 /// `scripting` must be the parser's scripting flag: with it, `<noscript>`
@@ -139,8 +141,9 @@ const BREAKOUT: &[&[u8]] = &[
 /// HTML start tags whose attributes the tree builder reads: the formatting
 /// elements (it compares their attributes to decide which to reopen), a
 /// template's shadow root mode, and the drawings (whose `/>` matters).
+/// Not `<a>`: a new one closes the open one first, so no two are ever
+/// compared.
 const ATTRIBUTES_MATTER: &[&[u8]] = &[
-    b"a",
     b"b",
     b"big",
     b"code",
@@ -177,7 +180,7 @@ fn space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
-impl Scan<'_> {
+impl<'a> Scan<'a> {
     fn run(&mut self) -> Option<()> {
         loop {
             let lt = self.pos + memchr(b'<', &self.b[self.pos..])?;
@@ -199,7 +202,7 @@ impl Scan<'_> {
             } else if next.is_ascii_alphabetic() {
                 let tag = self.tag(lt + 1)?;
                 self.pos = tag.end;
-                if self.foreign.is_empty() && !ATTRIBUTES_MATTER.contains(&tag.name.as_slice()) {
+                if self.foreign.is_empty() && !ATTRIBUTES_MATTER.contains(&&*tag.name) {
                     self.out.extend(self.attrs.iter().cloned());
                 }
                 self.start_tag(&tag)?;
@@ -210,11 +213,17 @@ impl Scan<'_> {
     }
 
     /// After `<!`: a comment, a doctype or a bogus comment. Answers where the
-    /// data state resumes.
-    fn markup_declaration(&self, at: usize) -> Option<usize> {
+    /// data state resumes. A comment's text is never read: in HTML content
+    /// it is skipped (`<!--` and `-->` stay, an empty comment in its place).
+    fn markup_declaration(&mut self, at: usize) -> Option<usize> {
         let rest = &self.b[at..];
         if rest.starts_with(b"--") {
-            return self.comment_end(at + 2);
+            let (text_end, resume) = self.comment_end(at + 2)?;
+            // In a drawing the comment is the drawing's, skipped with it.
+            if self.foreign.is_empty() && text_end > at + 2 {
+                self.out.push(at + 2..text_end);
+            }
+            return Some(resume);
         }
         if rest.starts_with(b"[CDATA[") {
             // CDATA in foreign content, a bogus comment elsewhere: which one
@@ -225,25 +234,27 @@ impl Scan<'_> {
         self.after(b'>', at)
     }
 
-    /// The end of a comment whose text starts at `at` (after `<!--`).
-    fn comment_end(&self, at: usize) -> Option<usize> {
+    /// The end of a comment whose text starts at `at` (after `<!--`): where
+    /// its text ends (the `--` of `-->` or `--!>`) and where the data state
+    /// resumes.
+    fn comment_end(&self, at: usize) -> Option<(usize, usize)> {
         let rest = &self.b[at..];
         // `<!-->` and `<!--->` end at once.
         if rest.starts_with(b">") {
-            return Some(at + 1);
+            return Some((at, at + 1));
         }
         if rest.starts_with(b"->") {
-            return Some(at + 2);
+            return Some((at, at + 2));
         }
         let mut i = at;
         loop {
             i += memchr(b'-', &self.b[i..])?;
             let tail = &self.b[i..];
             if tail.starts_with(b"-->") {
-                return Some(i + 3);
+                return Some((i, i + 3));
             }
             if tail.starts_with(b"--!>") {
-                return Some(i + 4);
+                return Some((i, i + 4));
             }
             i += 1;
         }
@@ -254,17 +265,24 @@ impl Scan<'_> {
         Some(at + memchr(c, self.b.get(at..)?)? + 1)
     }
 
-    /// A tag whose name starts at `at`: its lower-cased name, whether it is
-    /// self-closing, and the index after its `>`. Attribute values are
-    /// followed through their quotes, as the tokenizer does.
-    fn tag(&mut self, at: usize) -> Option<Tag> {
+    /// A tag whose name starts at `at`: its lower-cased name (copied only
+    /// when it has capitals), whether it is self-closing, and the index
+    /// after its `>`. Attribute values are followed through their quotes,
+    /// as the tokenizer does.
+    fn tag(&mut self, at: usize) -> Option<Tag<'a>> {
         let b = self.b;
         self.attrs.clear();
         let mut i = at;
         while i < b.len() && !space(b[i]) && b[i] != b'/' && b[i] != b'>' {
             i += 1;
         }
-        let name = b[at..i].to_ascii_lowercase();
+        let raw = &b[at..i];
+        let name = if raw.iter().any(u8::is_ascii_uppercase) {
+            Cow::Owned(raw.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(raw)
+        };
+        let unread = attrs_unread(&name);
         // Where the run of spaces before the next attribute started.
         let mut spaces: Option<usize> = None;
         // Before an attribute name (or right after the tag name).
@@ -296,7 +314,7 @@ impl Scan<'_> {
                         i += 1;
                     }
                     if b[i] != b'=' {
-                        self.attribute(spaces, from..name_end, name_end);
+                        self.attribute(spaces, from..name_end, name_end, unread);
                         spaces = (i > name_end).then_some(name_end);
                         continue;
                     }
@@ -314,7 +332,7 @@ impl Scan<'_> {
                             }
                         }
                     }
-                    self.attribute(spaces, from..name_end, i);
+                    self.attribute(spaces, from..name_end, i, unread);
                     spaces = None;
                 }
             }
@@ -322,28 +340,30 @@ impl Scan<'_> {
     }
 
     /// Notes an attribute named by `name`, ending at `end`, whose spaces
-    /// before it start at `spaces`, if extraction does not read it. One
-    /// not set off by spaces before it and a space or `>` after it stays:
-    /// removing it would join its neighbours into something else (an
-    /// unquoted value before it would take in a `/` after it).
-    fn attribute(&mut self, spaces: Option<usize>, name: Range<usize>, end: usize) {
+    /// before it start at `spaces`, if extraction does not read it (none
+    /// is read when `unread`: see `attrs_unread`). One not set off by
+    /// spaces before it and a space or `>` after it stays: removing it
+    /// would join its neighbours into something else (an unquoted value
+    /// before it would take in a `/` after it).
+    fn attribute(&mut self, spaces: Option<usize>, name: Range<usize>, end: usize, unread: bool) {
         let Some(from) = spaces else { return };
         if !self.b.get(end).is_some_and(|&c| space(c) || c == b'>') {
             return;
         }
         let name = &self.b[name];
-        let kept = if name.iter().any(u8::is_ascii_uppercase) {
-            kept_attr_name(&name.to_ascii_lowercase())
-        } else {
-            kept_attr_name(name)
-        };
+        let kept = !unread
+            && if name.iter().any(u8::is_ascii_uppercase) {
+                kept_attr_name(&name.to_ascii_lowercase())
+            } else {
+                kept_attr_name(name)
+            };
         if !kept {
             self.attrs.push(from..end);
         }
     }
 
-    fn start_tag(&mut self, tag: &Tag) -> Option<()> {
-        let name = tag.name.as_slice();
+    fn start_tag(&mut self, tag: &Tag<'_>) -> Option<()> {
+        let name = &*tag.name;
         if !self.foreign.is_empty() {
             return self.foreign_start(tag);
         }
@@ -366,7 +386,7 @@ impl Scan<'_> {
             }
             b"plaintext" => return None,
             b"svg" | b"math" if !tag.self_closing => {
-                self.foreign.push(tag.name.clone());
+                self.foreign.push(tag.name.to_vec());
                 self.foreign_from = self.pos;
             }
             _ => {}
@@ -374,8 +394,8 @@ impl Scan<'_> {
         Some(())
     }
 
-    fn foreign_start(&mut self, tag: &Tag) -> Option<()> {
-        let name = tag.name.as_slice();
+    fn foreign_start(&mut self, tag: &Tag<'_>) -> Option<()> {
+        let name = &*tag.name;
         if BREAKOUT.contains(&name) {
             return None;
         }
@@ -387,7 +407,7 @@ impl Scan<'_> {
             let lt = self.pos + memchr(b'<', &self.b[self.pos..])?;
             self.end_tag_at(lt, name)?;
         }
-        self.foreign.push(tag.name.clone());
+        self.foreign.push(tag.name.to_vec());
         Some(())
     }
 
@@ -505,14 +525,14 @@ fn tag_named(rest: &[u8], name: &[u8]) -> Option<bool> {
     )
 }
 
-struct Tag {
-    name: Vec<u8>,
+struct Tag<'a> {
+    name: Cow<'a, [u8]>,
     self_closing: bool,
     end: usize,
 }
 
-impl Tag {
-    fn new(name: Vec<u8>, self_closing: bool, end: usize) -> Self {
+impl<'a> Tag<'a> {
+    fn new(name: Cow<'a, [u8]>, self_closing: bool, end: usize) -> Self {
         Self {
             name,
             self_closing,
@@ -568,22 +588,30 @@ mod tests {
         // comment or a title is not a script.
         let html = "<a title='x>y' href=\"<script>\">a</a><!-- <script>no</script> -->\
             <title><script>t</script></title><textarea><style></textarea><style>s</style>";
-        assert_eq!(skipped(html), vec!["s"]);
+        assert_eq!(
+            skipped(html),
+            vec![" title='x>y'", " <script>no</script> ", "s"]
+        );
     }
 
     #[test]
     fn unread_attributes_are_left_out() {
         // Extraction reads `class`, `href`, `alt` and a few more; the others
-        // go with the spaces before them. Formatting elements keep theirs.
+        // go with the spaces before them. Formatting elements keep theirs;
+        // a link is not one of them here.
         let html = "<div data-x=\"1\" class=a onclick='f()' hidden>\
-            <img src=x.png alt=b srcset = \"a 1x\"><b data-y=2>b</b></div>";
+            <img src=x.png alt=b srcset = \"a 1x\"><b data-y=2>b</b>\
+            <a href=x rel=y>c</a><link href=s.css rel=stylesheet></div>";
         assert_eq!(
             skipped(html),
             vec![
                 " data-x=\"1\"",
                 " onclick='f()'",
                 " src=x.png",
-                " srcset = \"a 1x\""
+                " srcset = \"a 1x\"",
+                " rel=y",
+                " href=s.css",
+                " rel=stylesheet"
             ]
         );
     }
@@ -595,8 +623,15 @@ mod tests {
         // `<!--!>` does not end the comment.
         assert_eq!(
             skipped("<!--!><script>a</script>--!><style>b</style>"),
-            vec!["b"]
+            vec!["!><script>a</script>", "b"]
         );
+    }
+
+    #[test]
+    fn comment_text_is_left_out_in_html_content_only() {
+        // `<!---->` stays in its place; a comment in a drawing goes with it.
+        let html = "<p>a<!-- x -- y --->b<!---c--!>d</p><svg><!-- e --></svg>";
+        assert_eq!(skipped(html), vec![" x -- y -", "-c", "<!-- e -->"]);
     }
 
     #[test]
@@ -657,7 +692,7 @@ mod tests {
         // Text in a drawing decides whether a later <frameset> replaces the body.
         assert!(skipped("<svg>x</svg><style>s</style><frameset>").is_empty());
         assert!(skipped("<svg>x</svg><svg><p></svg><FRAMESET>").is_empty());
-        assert_eq!(skipped("<svg>x</svg><!-- <frameset -->").len(), 1);
+        assert_eq!(skipped("<svg>x</svg><!-- <frameset -->").len(), 2);
     }
 
     #[test]
@@ -749,10 +784,18 @@ mod equivalence {
         "<head>",
         "<body>",
         "<a title='>'>",
+        "<a href=x rel=y>",
+        "<a x=1>",
+        "<link href=a id=b>",
+        "<meta charset=utf-8 class=c>",
+        "</a>",
         "<b x=\"</script>\">",
         "<i a=b/>",
         "<![CDATA[",
         "]]>",
+        "<!-- c -->",
+        "<!-- <p> --!>",
+        "<!---->",
         "<?pi>",
         "<!doctype html>",
         "<frameset>",
