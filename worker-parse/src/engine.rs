@@ -108,7 +108,17 @@ pub(crate) fn is_web_url(url: &str) -> bool {
 /// an HTTP date would need a clock the parser does not trust, so it counts
 /// as absent, as does anything malformed.
 pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    let seconds = header_value(headers, "retry-after").and_then(whole_number)?;
+    let value = headers
+        .iter()
+        .find(|header| header.name.eq_ignore_ascii_case("retry-after"))?
+        .value
+        .trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // All digits: the only parse failure left is overflow, which is past
+    // the cap anyway.
+    let seconds = value.parse::<u64>().unwrap_or(u64::MAX);
     Some(seconds.min(RETRY_AFTER_MAX_S) * 1000)
 }
 
@@ -122,8 +132,7 @@ fn header_value<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
 }
 
 /// A header value that is a whole number: ASCII digits only, at most 64 of
-/// them (past `u64` saturates, which every caller caps anyway); anything
-/// else is `None`.
+/// them (one past `u64` saturates); anything else is `None`.
 fn whole_number(value: &str) -> Option<u64> {
     if value.is_empty() || value.len() > 64 || !value.bytes().all(|b| b.is_ascii_digit()) {
         return None;
