@@ -1,7 +1,8 @@
 //! The scan before parsing (REQ-SEC-023, REQ-PAGE-006): whatever the bytes,
 //! the parser builds the same tree whether it reads the whole document or
 //! skips what the scan found (the text of scripts and styles, the content
-//! of drawings, attributes extraction never reads), with and without
+//! of drawings, attributes extraction never reads) and reads its plain
+//! tags and text without html5ever's tokenizer (`feed`), with and without
 //! scripting.
 #![no_main]
 

@@ -44,8 +44,9 @@ pub fn dom_shape(html: &str, scripting: bool, max_nodes: usize, max_depth: u32) 
     }
 }
 
-/// The tree of `html` as the parser builds it when it reads everything,
-/// and when it skips what the scan before parsing leaves out (the text of
+/// The tree of `html` as html5ever builds it when its tokenizer reads
+/// everything, and as the page reader builds it (skipping what the scan
+/// before parsing leaves out, reading plain markup itself; the text of
 /// scripts and styles and the content of drawings not compared), each as
 /// one line per node: the two must be equal.
 pub fn skip_outlines(html: &str, scripting: bool) -> (String, String) {

@@ -11,6 +11,7 @@
 pub(crate) mod charset;
 pub(crate) mod dom;
 mod extract;
+mod feed;
 mod markdown;
 mod skip;
 mod sniff;

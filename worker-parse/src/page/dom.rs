@@ -10,7 +10,9 @@
 //!
 //! The parser reads the document without what the scan in `skip` found it
 //! may leave out (scripts' and styles' text, comments' text, drawings,
-//! unread attributes): the tree is the same, for about half the work.
+//! unread attributes), and `feed` reads its plain tags and text for
+//! html5ever's tokenizer: the tree is the same, for about a third of the
+//! work.
 
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
@@ -19,23 +21,20 @@ use html5ever::interface::tree_builder::{
     ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink,
 };
 use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tokenizer::{Token, TokenSink, TokenizerOpts};
 use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{
     Attribute, LocalName, Namespace, ParseOpts, QualName, local_name, ns, parse_document,
 };
 use rypsok_proto::limits;
 
-use super::skip;
+use super::{feed, skip};
 
 /// Index of a node in [`Dom::nodes`].
 pub(crate) type NodeId = usize;
 
 /// The document node's index.
 pub(crate) const DOCUMENT: NodeId = 0;
-
-/// Bytes of decoded text handed to the parser at a time: parsing overruns a
-/// bound by at most one chunk.
-const CHUNK: usize = 4096;
 
 /// One node of the tree.
 #[derive(Debug)]
@@ -272,54 +271,74 @@ pub(crate) fn parse_with(
             scripting_enabled: scripting,
             ..TreeBuilderOpts::default()
         },
-        ..ParseOpts::default()
+        // The caller drops a byte order mark at the start; html5ever's
+        // tokenizer would drop one at the start of every input it is given,
+        // wherever that falls in the page.
+        tokenizer: TokenizerOpts {
+            discard_bom: false,
+            ..TokenizerOpts::default()
+        },
     };
-    let mut parser = parse_document(sink, opts);
-    // The parser reads everything but what the scan found it may skip
-    // (contents of scripts, styles, comments and drawings, unread
-    // attributes), copied into one string: many small inputs would each
-    // cost the parser a buffer of its own.
-    let skipped = if skip {
-        skip::skippable(html, scripting)
-    } else {
-        Vec::new()
-    };
-    let compact;
-    let mut rest = if skipped.is_empty() {
-        html
-    } else {
+    let parser = parse_document(sink, opts);
+    if skip {
+        // The parser reads everything but what the scan found it may skip
+        // (contents of scripts, styles, comments and drawings, unread
+        // attributes), copied into one string: many small inputs would each
+        // cost the parser a buffer of its own. Plain markup is read by
+        // `feed`, the rest by html5ever's tokenizer.
+        let scanned = skip::scan(html, scripting);
         let mut kept = String::with_capacity(html.len());
         let mut from = 0;
-        for range in skipped {
+        for range in &scanned.skip {
             kept.push_str(&html[from..range.start]);
             from = range.end;
         }
         kept.push_str(&html[from..]);
-        compact = kept;
-        compact.as_str()
-    };
-    // About one node per `<` (start and end tags, and the text between):
-    // room for them at once spares copying the tree as it grows.
-    let tags = memchr::memchr_iter(b'<', rest.as_bytes()).count();
-    let room = tags.min(max_nodes.saturating_add(1));
-    {
-        let sink = &parser.tokenizer.sink.sink;
-        sink.nodes.borrow_mut().reserve(room);
-        sink.names.borrow_mut().reserve(room);
-    }
-    while !rest.is_empty() {
-        let mut end = rest.len().min(CHUNK);
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (chunk, tail) = rest.split_at(end);
-        parser.process(StrTendril::from_slice(chunk));
-        rest = tail;
-        if parser.tokenizer.sink.sink.cut.get() {
-            break;
-        }
+        // Every skipped range lies before where the scan stopped.
+        let read_to = scanned.read_to - (html.len() - kept.len());
+        reserve(&parser, &kept, max_nodes);
+        feed::feed(&Feeder(&parser), &kept, read_to, scripting);
+    } else {
+        reserve(&parser, html, max_nodes);
+        feed::tokenize(&Feeder(&parser), html);
     }
     parser.finish()
+}
+
+/// Room for the nodes at once: about one node per `<` (start and end
+/// tags, and the text between) spares copying the tree as it grows.
+fn reserve(parser: &html5ever::driver::Parser<Sink>, html: &str, max_nodes: usize) {
+    let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
+    let room = tags.min(max_nodes.saturating_add(1));
+    let sink = &parser.tokenizer.sink.sink;
+    sink.nodes.borrow_mut().reserve(room);
+    sink.names.borrow_mut().reserve(room);
+}
+
+/// The parser as `feed` drives it.
+struct Feeder<'a>(&'a html5ever::driver::Parser<Sink>);
+
+impl feed::Parser for Feeder<'_> {
+    fn token(&self, token: Token) {
+        // The tree builder switches the tokenizer's state only for the
+        // raw-text elements `feed` leaves to the tokenizer, and asks it
+        // for nothing else here: a `<meta>`'s encoding indicator is not
+        // acted on.
+        let _ = self.0.tokenizer.sink.process_token(token, 1);
+    }
+
+    fn tokenize(&self, text: &str) {
+        let p = self.0;
+        p.input_buffer.push_back(StrTendril::from_slice(text));
+        while !matches!(
+            p.tokenizer.feed(&p.input_buffer),
+            html5ever::TokenizerResult::Done
+        ) {}
+    }
+
+    fn cut(&self) -> bool {
+        self.0.tokenizer.sink.sink.cut.get()
+    }
 }
 
 struct Sink {

@@ -40,18 +40,31 @@ use std::ops::Range;
 
 use super::dom::{attrs_unread, kept_attr_name};
 
-/// Byte ranges of `html` the parser may skip, in document order: the
-/// contents of `<script>` and `<style>` elements and the text of comments
-/// in HTML content, and of SVG and MathML drawings (which extraction never
-/// reads) that hold nothing that would reach outside them. Every bound is at an ASCII byte, so on a
-/// character boundary.
+/// What the scan before parsing found: the byte ranges of `html` the
+/// parser may skip, and how far the scan followed the tokenizer.
+pub(crate) struct Scanned {
+    /// The contents of `<script>` and `<style>` elements and the text of
+    /// comments in HTML content, and SVG and MathML drawings (which
+    /// extraction never reads) that hold nothing that would reach outside
+    /// them, in document order. Every bound is at an ASCII byte, so on a
+    /// character boundary.
+    pub(crate) skip: Vec<Range<usize>>,
+    /// The scan knows the tokenizer's state before this index: the `<` of
+    /// the construct it stopped at (see the module's notes), or the end.
+    /// Every range of `skip` ends before it.
+    pub(crate) read_to: usize,
+}
+
+/// Scans `html` before parsing (see the module's notes).
 ///
 /// `scripting` must be the parser's scripting flag: with it, `<noscript>`
 /// content is raw text.
-pub(crate) fn skippable(html: &str, scripting: bool) -> Vec<Range<usize>> {
+pub(crate) fn scan(html: &str, scripting: bool) -> Scanned {
     let mut scan = Scan {
         b: html.as_bytes(),
         pos: 0,
+        at: 0,
+        done: false,
         foreign: Vec::new(),
         attrs: Vec::new(),
         foreign_from: 0,
@@ -66,14 +79,85 @@ pub(crate) fn skippable(html: &str, scripting: bool) -> Vec<Range<usize>> {
     // `<frameset>` may no longer replace the body; on a page that might
     // have one, the parser reads everything.
     if scan.frameset || contains_ignore_case(&scan.b[scan.pos.min(scan.b.len())..], b"<frameset") {
-        return Vec::new();
+        return Scanned {
+            skip: Vec::new(),
+            read_to: 0,
+        };
     }
-    scan.out
+    let read_to = if scan.done { html.len() } else { scan.at };
+    // The attributes of the tag the scan stopped at may have been noted.
+    scan.out.retain(|r| r.end <= read_to);
+    Scanned {
+        skip: scan.out,
+        read_to,
+    }
+}
+
+/// The ranges of [`scan`].
+#[cfg(test)]
+pub(crate) fn skippable(html: &str, scripting: bool) -> Vec<Range<usize>> {
+    scan(html, scripting).skip
+}
+
+/// Where the data state resumes after the markup that starts at `lt` (a
+/// `<` followed by a letter, `!`, `/` or `?`) in HTML content: after a
+/// tag, a comment, a doctype; after the end tag of an element whose content
+/// is raw text or RCDATA; after an SVG or MathML element closed at once.
+/// `None` when the tokenizer's state after it is not known here: the input
+/// ends first, an element whose content is read as markup of another kind
+/// (`<plaintext>`, a drawing with content).
+pub(crate) fn markup_end(html: &str, lt: usize, scripting: bool) -> Option<usize> {
+    let mut scan = Scan {
+        b: html.as_bytes(),
+        pos: lt,
+        at: lt,
+        done: false,
+        foreign: Vec::new(),
+        attrs: Vec::new(),
+        foreign_from: 0,
+        scripting,
+        frameset: false,
+        out: Vec::new(),
+    };
+    let b = scan.b;
+    match *b.get(lt + 1)? {
+        b'!' => scan.markup_declaration(lt + 2),
+        b'?' => scan.after(b'>', lt + 2),
+        b'/' => match *b.get(lt + 2)? {
+            c if c.is_ascii_alphabetic() => scan.tag(lt + 2).map(|t| t.end),
+            b'>' => Some(lt + 3),
+            _ => scan.after(b'>', lt + 2),
+        },
+        c if c.is_ascii_alphabetic() => {
+            let tag = scan.tag(lt + 1)?;
+            scan.pos = tag.end;
+            let name = &*tag.name;
+            let content_end = match name {
+                b"script" => scan.script_end()?,
+                b"style" | b"title" | b"textarea" | b"xmp" | b"iframe" | b"noembed"
+                | b"noframes" => scan.raw_text_end(name)?,
+                b"noscript" if scripting => scan.raw_text_end(name)?,
+                b"plaintext" => return None,
+                b"svg" | b"math" if !tag.self_closing => {
+                    scan.end_tag_at(tag.end, name)?;
+                    tag.end
+                }
+                _ => return Some(tag.end),
+            };
+            // The element's end tag, attributes and all.
+            scan.tag(content_end + 2).map(|t| t.end)
+        }
+        _ => None,
+    }
 }
 
 struct Scan<'a> {
     b: &'a [u8],
     pos: usize,
+    /// The `<` of the construct being read.
+    at: usize,
+    /// The scan reached the end of the input.
+    done: bool,
     /// Open SVG and MathML elements (lower-cased names), outermost first;
     /// empty in HTML content.
     foreign: Vec<Vec<u8>>,
@@ -183,8 +267,16 @@ fn space(c: u8) -> bool {
 impl<'a> Scan<'a> {
     fn run(&mut self) -> Option<()> {
         loop {
-            let lt = self.pos + memchr(b'<', &self.b[self.pos..])?;
-            let next = *self.b.get(lt + 1)?;
+            let Some(lt) = memchr(b'<', &self.b[self.pos..]).map(|k| self.pos + k) else {
+                self.done = true;
+                return None;
+            };
+            self.at = lt;
+            let Some(&next) = self.b.get(lt + 1) else {
+                // A `<` at the end is text.
+                self.done = true;
+                return None;
+            };
             if next == b'!' {
                 self.pos = self.markup_declaration(lt + 2)?;
             } else if next == b'?' {
@@ -711,7 +803,8 @@ mod tests {
 }
 
 /// The parser's tree is the same whether or not it reads what the scan
-/// skips.
+/// skips, and whether html5ever's tokenizer reads all the markup or `feed`
+/// reads the plain part of it.
 #[cfg(test)]
 mod equivalence {
     use proptest::prelude::*;
@@ -835,6 +928,30 @@ mod equivalence {
         "<div x",
         " y=1",
         "/>",
+        // What `feed` reads itself, and what it leaves to the tokenizer.
+        "&amp;",
+        "&amp",
+        "&notin",
+        "a&b",
+        "<p a=\"&amp;\">",
+        "<p a=x&y>",
+        "<pre>",
+        "<div CLASS=a class=b id=c ID=d>",
+        "<svg></svg>",
+        "<title></title>",
+        "<textarea></textarea>",
+        "<noscript></noscript>",
+        "<plaintext></plaintext>",
+        "\u{feff}",
+        "<x-y>",
+        "</x-y>",
+        "<a/b>",
+        "</>",
+        "</ p>",
+        "<p\n\tclass=\"a\"\n>",
+        "<br/ >",
+        "<p =a>",
+        "<p a= >",
     ];
 
     proptest! {

@@ -1,0 +1,397 @@
+//! Feeding the tree builder: the plain tags and text of a page go to
+//! html5ever's tree builder as tokens made here; everything else goes
+//! through html5ever's own tokenizer.
+//!
+//! html5ever's tokenizer reads a tag character by character, through a
+//! state machine and a queue of buffers: on the bench pages, once scripts,
+//! styles and unread attributes are left out (`skip`), about two thirds of
+//! the parse is spent there, mostly on tag and attribute names. Most tags
+//! are plain (`<div class="a b">`, `</p>`): for those, the token the
+//! tokenizer would make is easy to make at once. html5ever lets a caller
+//! hand tokens to its tree builder (`TokenSink`), so the tree is still
+//! built by html5ever; only the reading of plain markup is ours. No crate
+//! offers a faster tokenizer for html5ever's tree builder, which is why
+//! this is our own.
+//!
+//! What is made here is only what has a single reading: a start or end
+//! tag whose name and attributes hold no character reference, NUL or
+//! carriage return, with quoted or plain values set off by spaces, and
+//! text without `&`, NUL or carriage return, and empty comments (the scan
+//! leaves comments empty). Whatever else (doctypes, character references,
+//! raw-text elements such as `<script>` or `<title>` with content, for
+//! which the tree builder switches the tokenizer's state, drawings with
+//! content, odd tags) goes to html5ever's tokenizer, from where the
+//! last plain token ended to the end of that markup, after which the
+//! tokenizer is back in its data state. Past the point where the scan
+//! before parsing stopped following the tokenizer, everything goes to it.
+//!
+//! The tree is the same either way: the property tests in `skip`, every
+//! bench page and the `html_skip` fuzz target compare the two.
+
+use std::borrow::Cow;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{CharacterTokens, CommentToken, EndTag, StartTag, Tag, TagToken, Token};
+use html5ever::{Attribute, LocalName, QualName, local_name, ns};
+
+/// Bytes of text handed to html5ever's tokenizer at a time, when it reads
+/// the rest of a page: parsing overruns a bound by at most this much.
+const CHUNK: usize = 4096;
+
+/// What the tokens go to: html5ever's tree builder, and its tokenizer for
+/// what is not read here.
+pub(crate) trait Parser {
+    /// A token to the tree builder.
+    fn token(&self, token: Token);
+    /// Text to html5ever's tokenizer, which reads it to the end.
+    fn tokenize(&self, text: &str);
+    /// A bound was hit: stop feeding.
+    fn cut(&self) -> bool;
+}
+
+/// Feeds `html` to `parser`; the scan before parsing followed the
+/// tokenizer up to `read_to`.
+pub(crate) fn feed(parser: &impl Parser, html: &str, read_to: usize, scripting: bool) {
+    let b = html.as_bytes();
+    let mut i = 0;
+    // Text not yet handed on, which goes to the tokenizer with the markup
+    // after it (a character reference may wait for what follows).
+    let mut held: Option<usize> = None;
+    while i < read_to {
+        if parser.cut() {
+            return;
+        }
+        let lt = markup_start(b, i).min(read_to);
+        if lt > i {
+            let text = &html[i..lt];
+            if held.is_none() && plain_text(text) {
+                parser.token(CharacterTokens(StrTendril::from_slice(text)));
+            } else {
+                held.get_or_insert(i);
+            }
+        }
+        if lt >= read_to {
+            i = lt;
+            break;
+        }
+        if held.is_none()
+            && let Some(end) = plain_markup(parser, html, lt, read_to)
+        {
+            i = end;
+            continue;
+        }
+        let from = held.take().unwrap_or(lt);
+        match super::skip::markup_end(html, lt, scripting) {
+            Some(end) if end <= read_to => {
+                parser.tokenize(&html[from..end]);
+                i = end;
+            }
+            _ => {
+                i = from;
+                break;
+            }
+        }
+    }
+    // The rest, if any, is read by the tokenizer.
+    tokenize(parser, &html[held.unwrap_or(i).min(html.len())..]);
+}
+
+/// Hands `html` to html5ever's tokenizer a chunk at a time, until a bound
+/// is hit.
+pub(crate) fn tokenize(parser: &impl Parser, mut html: &str) {
+    while !html.is_empty() && !parser.cut() {
+        let mut end = html.len().min(CHUNK);
+        while !html.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, tail) = html.split_at(end);
+        parser.tokenize(chunk);
+        html = tail;
+    }
+}
+
+/// Hands on the plain markup at `lt`, if it is, and answers the index
+/// after it: a plain tag; an empty comment (the scan before parsing leaves
+/// comments' text out); an element of those the tokenizer reads
+/// ([`tokenizer_reads`]) with nothing in it, whose end tag follows its
+/// start tag at once: the tokenizer makes the same two tokens whether or
+/// not the tree builder switches its state between them.
+fn plain_markup(parser: &impl Parser, html: &str, lt: usize, read_to: usize) -> Option<usize> {
+    let b = html.as_bytes();
+    if b[lt + 1] == b'!' {
+        if !b[lt..read_to].starts_with(b"<!---->") {
+            return None;
+        }
+        parser.token(CommentToken(StrTendril::new()));
+        return Some(lt + 7);
+    }
+    let (tag, end) = plain_tag(html, lt)?;
+    if end > read_to {
+        return None;
+    }
+    if !tokenizer_reads(tag.name.as_bytes()) {
+        parser.token(TagToken(tag));
+        return Some(end);
+    }
+    if tag.kind != StartTag || tag.name == local_name!("plaintext") {
+        return None;
+    }
+    if tag.self_closing && matches!(&*tag.name, "svg" | "math") {
+        parser.token(TagToken(tag));
+        return Some(end);
+    }
+    let (end_tag, after) = plain_tag(html, end)
+        .filter(|(t, after)| t.kind == EndTag && t.name == tag.name && *after <= read_to)?;
+    parser.token(TagToken(tag));
+    parser.token(TagToken(end_tag));
+    Some(after)
+}
+
+/// The next `<` at or after `i` that starts markup (followed by a letter,
+/// `!`, `/` or `?`), or the end: any other `<` is text.
+fn markup_start(b: &[u8], mut i: usize) -> usize {
+    while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+        let lt = i + k;
+        match b.get(lt + 1) {
+            Some(c) if c.is_ascii_alphabetic() || matches!(c, b'!' | b'/' | b'?') => return lt,
+            _ => i = lt + 1,
+        }
+    }
+    b.len()
+}
+
+/// Text the tokenizer passes on as it is.
+fn plain_text(text: &str) -> bool {
+    memchr::memchr3(b'&', b'\0', b'\r', text.as_bytes()).is_none()
+}
+
+/// Whitespace as the tokenizer sees it in a tag (a carriage return is not
+/// plain).
+fn space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | b'\x0c' | b' ')
+}
+
+/// Elements whose tags go to the tokenizer: the tree builder switches the
+/// tokenizer's state for their content (raw text, RCDATA, plain text), or
+/// their content is foreign.
+fn tokenizer_reads(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"script"
+            | b"style"
+            | b"title"
+            | b"textarea"
+            | b"xmp"
+            | b"iframe"
+            | b"noembed"
+            | b"noframes"
+            | b"noscript"
+            | b"plaintext"
+            | b"svg"
+            | b"math"
+    )
+}
+
+/// A plain start or end tag at `lt` and the index after it: the token
+/// html5ever's tokenizer would make of it.
+fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
+    let b = html.as_bytes();
+    let (kind, mut i) = match b.get(lt + 1)? {
+        b'/' => (EndTag, lt + 2),
+        _ => (StartTag, lt + 1),
+    };
+    if !b.get(i)?.is_ascii_alphabetic() {
+        return None;
+    }
+    let name_from = i;
+    while !matches!(*b.get(i)?, b'/' | b'>') && !space(b[i]) {
+        if matches!(b[i], b'\0' | b'\r') {
+            return None;
+        }
+        i += 1;
+    }
+    let name = lower(&html[name_from..i]);
+    let mut tag = Tag {
+        kind,
+        name: LocalName::from(&*name),
+        self_closing: false,
+        attrs: Vec::new(),
+        had_duplicate_attributes: false,
+    };
+    loop {
+        while space(*b.get(i)?) {
+            i += 1;
+        }
+        match b[i] {
+            b'>' => return Some((tag, i + 1)),
+            b'/' if b.get(i + 1) == Some(&b'>') && kind == StartTag => {
+                tag.self_closing = true;
+                return Some((tag, i + 2));
+            }
+            // An end tag with attributes, a lone `/`, a name that starts
+            // with `=`: the tokenizer's.
+            b'/' | b'=' => return None,
+            _ if kind == EndTag => return None,
+            _ => {}
+        }
+        let from = i;
+        while !matches!(*b.get(i)?, b'/' | b'>' | b'=') && !space(b[i]) {
+            if matches!(b[i], b'\0' | b'\r') {
+                return None;
+            }
+            i += 1;
+        }
+        let attr_name = lower(&html[from..i]);
+        while space(*b.get(i)?) {
+            i += 1;
+        }
+        let mut value = "";
+        if b[i] == b'=' {
+            i += 1;
+            while space(*b.get(i)?) {
+                i += 1;
+            }
+            match b[i] {
+                q @ (b'"' | b'\'') => {
+                    let len = memchr::memchr(q, b.get(i + 1..)?)?;
+                    value = &html[i + 1..i + 1 + len];
+                    i += len + 2;
+                    // A quoted value must be set off from what follows.
+                    let next = *b.get(i)?;
+                    if !space(next) && next != b'>' && next != b'/' {
+                        return None;
+                    }
+                }
+                b'>' => return None,
+                _ => {
+                    let from = i;
+                    while !space(*b.get(i)?) && b[i] != b'>' {
+                        i += 1;
+                    }
+                    value = &html[from..i];
+                }
+            }
+            if memchr::memchr3(b'&', b'\0', b'\r', value.as_bytes()).is_some() {
+                return None;
+            }
+        }
+        let name = LocalName::from(&*attr_name);
+        // The tokenizer keeps the first of two attributes of one name.
+        if tag.attrs.iter().any(|a| a.name.local == name) {
+            tag.had_duplicate_attributes = true;
+            continue;
+        }
+        tag.attrs.push(Attribute {
+            name: QualName::new(None, ns!(), name),
+            value: StrTendril::from_slice(value),
+        });
+    }
+}
+
+/// A tag or attribute name in lower case, as the tokenizer makes it (ASCII
+/// letters only).
+fn lower(name: &str) -> Cow<'_, str> {
+    if name.bytes().any(|c| c.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::dom::parse_with;
+
+    fn tag(html: &str) -> Option<(Tag, usize)> {
+        plain_tag(html, 0)
+    }
+
+    fn attrs(t: &Tag) -> Vec<(String, String)> {
+        t.attrs
+            .iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect()
+    }
+
+    // Verifies: REQ-PAGE-006 (the same tokens as html5ever's tokenizer)
+    #[test]
+    fn plain_tags_are_read_as_the_tokenizer_reads_them() {
+        let html = "<DIV Class=\"a b\" id=x hidden data-v='1>2'>rest";
+        let (t, end) = tag(html).expect("plain");
+        assert_eq!((t.kind, &*t.name, t.self_closing), (StartTag, "div", false));
+        assert_eq!(
+            attrs(&t),
+            [
+                ("class", "a b"),
+                ("id", "x"),
+                ("hidden", ""),
+                ("data-v", "1>2")
+            ]
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        );
+        assert_eq!(&html[end..], "rest");
+        // The first of two attributes of one name is kept.
+        let (t, _) = tag("<p id=a ID=b>").expect("plain");
+        assert_eq!(attrs(&t), [("id".to_owned(), "a".to_owned())]);
+        assert!(t.had_duplicate_attributes);
+        let (t, end) = tag("<br/>x").expect("plain");
+        assert!(t.self_closing);
+        assert_eq!(end, 5);
+        let (t, _) = tag("</P >").expect("plain");
+        assert_eq!((t.kind, &*t.name), (EndTag, "p"));
+        let (t, _) = tag("<a href=/x/y>").expect("plain");
+        assert_eq!(attrs(&t), [("href".to_owned(), "/x/y".to_owned())]);
+    }
+
+    // Verifies: REQ-PAGE-006
+    #[test]
+    fn markup_with_more_than_one_reading_is_left_to_the_tokenizer() {
+        for html in [
+            "<p title=\"a&amp;b\">",
+            "<p title=a&b>",
+            "<p\rclass=a>",
+            "<p cl\0ass=a>",
+            "</p class=a>",
+            "</p/>",
+            "<p a=\"1\"b=2>",
+            "<p =a>",
+            "<p a=>",
+            "<br/ >",
+            "<p class=a",
+        ] {
+            assert!(tag(html).is_none(), "{html:?}");
+        }
+    }
+
+    fn outline(html: &str, own: bool) -> String {
+        parse_with(html, true, usize::MAX, u32::MAX, own).outline()
+    }
+
+    // Verifies: REQ-PAGE-006
+    #[test]
+    fn character_references_and_raw_text_reach_the_tree_as_from_html5ever() {
+        let html = "<!DOCTYPE html><title>A &amp; B</title><p>x &lt; y &amp z</p>\
+            <textarea>&lt;b></textarea><svg><title>t</title></svg><pre>\nkept</pre>\
+            a < b <noscript><p>n</p></noscript><plaintext><p>rest";
+        assert_eq!(outline(html, true), outline(html, false));
+        let tree = outline(html, true);
+        assert!(tree.contains("\"x < y & z\""), "{tree}");
+        assert!(tree.contains("\"<b>\""), "{tree}");
+        assert!(tree.contains("\"kept\""), "{tree}");
+    }
+
+    // Verifies: REQ-PAGE-006: a byte order mark inside a page is text
+    #[test]
+    fn a_byte_order_mark_inside_the_page_is_kept() {
+        // Text with a character reference goes to the tokenizer as an
+        // input of its own, which starts with the mark here.
+        let html = "<p>\u{feff}a &amp; b</p><p>\u{feff}c<!-- x -->\u{feff}d</p>";
+        let tree = outline(html, true);
+        assert_eq!(tree, outline(html, false));
+        // The outline writes text as Rust's `{:?}` does.
+        for text in ["\u{feff}a & b", "\u{feff}c", "\u{feff}d"] {
+            assert!(tree.contains(&format!("{text:?}")), "{tree}");
+        }
+    }
+}
