@@ -107,6 +107,9 @@ done
 printf 'retry-after: 120\ncontent-type: text/html; charset="ISO-8859-1"\n' | seed header_values
 printf 'retry-after: 99999999999999999999\nx-ratelimit-reset: 1, 86400\nx-ratelimit-remaining: 0, 5\n' | seed header_values
 printf 'Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\ncontent-type: text/plain;charset=utf-16le\n' | seed header_values
+# Past any length limit: capped, never refused.
+nines=$(printf '9%.0s' $(seq 70))
+printf 'retry-after: %s\nx-ratelimit-reset: %s, 5\n' "$nines" "$nines" | seed header_values
 
 # robots.txt, then 0xFF, then paths.
 printf 'User-agent: *\nDisallow: /private/\nAllow: /private/ok$\n\nUser-agent: rypsok\nDisallow: /*.pdf$\nAllow: /%%7Euser/\n\xff/private/x\n/doc.pdf\n/%%7euser/a\n' | seed robots

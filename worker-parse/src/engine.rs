@@ -108,18 +108,9 @@ pub(crate) fn is_web_url(url: &str) -> bool {
 /// an HTTP date would need a clock the parser does not trust, so it counts
 /// as absent, as does anything malformed.
 pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    let value = headers
-        .iter()
-        .find(|header| header.name.eq_ignore_ascii_case("retry-after"))?
-        .value
-        .trim();
-    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    // All digits: the only parse failure left is overflow, which is past
-    // the cap anyway.
-    let seconds = value.parse::<u64>().unwrap_or(u64::MAX);
-    Some(seconds.min(RETRY_AFTER_MAX_S) * 1000)
+    header_value(headers, "retry-after")
+        .and_then(whole_number)
+        .map(capped_wait_ms)
 }
 
 /// The value of the first header named `name` (names compared without
@@ -131,13 +122,28 @@ fn header_value<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
         .map(|header| header.value.trim())
 }
 
-/// A header value that is a whole number: ASCII digits only, at most 64 of
-/// them (one past `u64` saturates); anything else is `None`.
+/// A header value that is a whole number: one or more ASCII digits, and
+/// nothing else (no sign, fraction, unit or date), else `None`. A number
+/// past `u64` saturates rather than being refused: every caller caps the
+/// wait it reads with [`capped_wait_ms`], so a provider's absurdly long
+/// delay or far-off reset still means "the longest wait", never "unknown".
 fn whole_number(value: &str) -> Option<u64> {
-    if value.is_empty() || value.len() > 64 || !value.bytes().all(|b| b.is_ascii_digit()) {
+    if value.is_empty() {
         return None;
     }
-    Some(value.parse::<u64>().unwrap_or(u64::MAX))
+    value.bytes().try_fold(0_u64, |number, byte| {
+        byte.is_ascii_digit().then(|| {
+            number
+                .saturating_mul(10)
+                .saturating_add(u64::from(byte - b'0'))
+        })
+    })
+}
+
+/// A wait of `seconds` a provider asked for, in milliseconds, held to
+/// [`RETRY_AFTER_MAX_S`] (design §14).
+fn capped_wait_ms(seconds: u64) -> u64 {
+    seconds.min(RETRY_AFTER_MAX_S) * 1000
 }
 
 /// Whether `x-ratelimit-remaining` says the provider's window is spent (a
@@ -160,7 +166,7 @@ pub(crate) fn reset_epoch_wait_ms(headers: &[Header]) -> Option<u64> {
         .filter(|value| value.len() <= 40)
         .and_then(|value| httpdate::parse_http_date(value).ok())?;
     let now = date.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
-    Some(reset.saturating_sub(now).min(RETRY_AFTER_MAX_S) * 1000)
+    Some(capped_wait_ms(reset.saturating_sub(now)))
 }
 
 #[cfg(test)]
@@ -187,6 +193,10 @@ mod tests {
             wait("999999999999999999999999999999", DATE_1_700_000_000),
             capped
         );
+        // However many digits: a reset past any clock is the longest wait,
+        // not an unknown one.
+        assert_eq!(wait(&"9".repeat(100), DATE_1_700_000_000), capped);
+        assert_eq!(wait(&"9".repeat(10_000), DATE_1_700_000_000), capped);
         // Unreadable resets or dates: the wait is unknown.
         for (reset, date) in [
             ("-5", DATE_1_700_000_000),
@@ -212,6 +222,8 @@ mod tests {
         assert!(!spent("1"));
         assert!(!spent("0, 1999"));
         assert!(!spent("zero"));
+        assert!(!spent(&"9".repeat(100)));
+        assert!(spent(&"0".repeat(100)));
         assert!(!rate_window_spent(&[]));
     }
 
@@ -241,6 +253,20 @@ mod tests {
             retry_after_ms(&headers(&[("retry-after", "99999999999999999999999999")])),
             capped
         );
+        // However many digits: capped, never dropped.
+        for digits in [65, 100, 10_000] {
+            assert_eq!(
+                retry_after_ms(&headers(&[("retry-after", &"9".repeat(digits))])),
+                capped,
+                "{digits} digits"
+            );
+        }
+        // Leading zeros are no length: a hundred digits can be one second.
+        let padded = format!("{}1", "0".repeat(99));
+        assert_eq!(
+            retry_after_ms(&headers(&[("retry-after", padded.as_str())])),
+            Some(1000)
+        );
     }
 
     #[test]
@@ -253,6 +279,8 @@ mod tests {
             "+5",
             "1.5",
             "12s",
+            "1 2",
+            "\u{661}",
         ] {
             assert_eq!(
                 retry_after_ms(&headers(&[("retry-after", value)])),

@@ -19,11 +19,10 @@
 //! `X-RateLimit-Remaining: 0, 1999` and `X-RateLimit-Reset: 1, 1419704`:
 //! per second, then per month), and otherwise from `Retry-After`.
 
-use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
-use super::{is_web_url, retry_after_ms};
+use super::{capped_wait_ms, header_value, is_web_url, retry_after_ms, whole_number};
 
 /// Hits kept from one answer. The supervisor asks for LIM-S3 (10); an
 /// endpoint that ignores `count` cannot make the worker build more.
@@ -128,9 +127,10 @@ fn classify_error(status: u16, headers: &[Header], codes: &[&str]) -> EngineFail
 }
 
 /// Milliseconds until the rate-limit windows let a request through, from
-/// `X-RateLimit-Reset`, capped at [`RETRY_AFTER_MAX_S`]: the longest reset
-/// among the windows `X-RateLimit-Remaining` reports as spent (every spent
-/// window must reset first), else the first window's reset.
+/// `X-RateLimit-Reset`, capped at
+/// [`RETRY_AFTER_MAX_S`](rypsok_proto::limits::RETRY_AFTER_MAX_S): the
+/// longest reset among the windows `X-RateLimit-Remaining` reports as spent
+/// (every spent window must reset first), else the first window's reset.
 fn rate_limit_reset_ms(headers: &[Header]) -> Option<u64> {
     let resets = windows(headers, "x-ratelimit-reset")?;
     let remaining = windows(headers, "x-ratelimit-remaining").unwrap_or_default();
@@ -141,7 +141,7 @@ fn rate_limit_reset_ms(headers: &[Header]) -> Option<u64> {
         .filter_map(|(reset, _)| *reset)
         .max();
     let seconds = spent.or(*resets.first()?)?;
-    Some(seconds.min(RETRY_AFTER_MAX_S) * 1000)
+    Some(capped_wait_ms(seconds))
 }
 
 /// Whether a 429 without a known code is the quota: the first (shortest)
@@ -155,23 +155,17 @@ fn quota_exhausted(headers: &[Header]) -> bool {
 }
 
 /// A comma-separated per-window header as numbers: `None` for an absent
-/// header, `None` items for values that are not plain non-negative
-/// integers.
+/// header, `None` items for values that are not whole numbers (the engine
+/// parsers' one number rule, so a huge reset caps like a huge Retry-After).
 fn windows(headers: &[Header], name: &str) -> Option<Vec<Option<u64>>> {
-    let value = &headers
-        .iter()
-        .find(|header| header.name.eq_ignore_ascii_case(name))?
-        .value;
-    Some(value.split(',').take(MAX_WINDOWS).map(seconds).collect())
-}
-
-fn seconds(item: &str) -> Option<u64> {
-    let item = item.trim();
-    if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    // All digits: the only parse failure left is overflow, past any cap.
-    Some(item.parse::<u64>().unwrap_or(u64::MAX))
+    let value = header_value(headers, name)?;
+    Some(
+        value
+            .split(',')
+            .take(MAX_WINDOWS)
+            .map(|item| whole_number(item.trim()))
+            .collect(),
+    )
 }
 
 /// One result, or nothing when it lacks a usable title or URL, or carries
@@ -214,7 +208,7 @@ fn page_date(value: &str) -> Option<String> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use rypsok_proto::limits::URL_MAX_CHARS;
+    use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits};

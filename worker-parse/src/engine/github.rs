@@ -241,6 +241,20 @@ mod tests {
                 quota: false
             }
         );
+        // So is one past any clock, however many digits it has.
+        let absurd = "9".repeat(100);
+        let absurd = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", absurd.as_str()),
+            DATE,
+        ]);
+        assert_eq!(
+            failure(parse(403, &absurd, PRIMARY)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(RETRY_AFTER_MAX_S * 1000),
+                quota: false
+            }
+        );
         // `retry-after` comes first.
         let both = headers(&[
             ("retry-after", "7"),
