@@ -83,7 +83,7 @@ pub(crate) fn feed(parser: &impl Parser, html: &str, read_to: usize, scripting: 
         let from = held.take().unwrap_or(lt);
         match super::skip::markup_end(html, lt, scripting) {
             Some(end) if end <= read_to => {
-                parser.tokenize(&html[from..end]);
+                tokenize(parser, &html[from..end]);
                 i = end;
             }
             _ => {
