@@ -60,18 +60,7 @@ pub(crate) struct Scanned {
 /// `scripting` must be the parser's scripting flag: with it, `<noscript>`
 /// content is raw text.
 pub(crate) fn scan(html: &str, scripting: bool) -> Scanned {
-    let mut scan = Scan {
-        b: html.as_bytes(),
-        pos: 0,
-        at: 0,
-        done: false,
-        foreign: Vec::new(),
-        attrs: Vec::new(),
-        foreign_from: 0,
-        scripting,
-        frameset: false,
-        out: Vec::new(),
-    };
+    let mut scan = Scan::new(html, 0, scripting);
     // `None` ends the scan: the end of the input, or a construct after which
     // the scan cannot be sure it agrees with the parser.
     let _ = scan.run();
@@ -107,18 +96,7 @@ pub(crate) fn skippable(html: &str, scripting: bool) -> Vec<Range<usize>> {
 /// ends first, an element whose content is read as markup of another kind
 /// (`<plaintext>`, a drawing with content).
 pub(crate) fn markup_end(html: &str, lt: usize, scripting: bool) -> Option<usize> {
-    let mut scan = Scan {
-        b: html.as_bytes(),
-        pos: lt,
-        at: lt,
-        done: false,
-        foreign: Vec::new(),
-        attrs: Vec::new(),
-        foreign_from: 0,
-        scripting,
-        frameset: false,
-        out: Vec::new(),
-    };
+    let mut scan = Scan::new(html, lt, scripting);
     let b = scan.b;
     match *b.get(lt + 1)? {
         b'!' => scan.markup_declaration(lt + 2),
@@ -265,6 +243,22 @@ fn space(c: u8) -> bool {
 }
 
 impl<'a> Scan<'a> {
+    /// A scan of `html` from `pos`, in HTML content.
+    fn new(html: &'a str, pos: usize, scripting: bool) -> Self {
+        Self {
+            b: html.as_bytes(),
+            pos,
+            at: pos,
+            done: false,
+            foreign: Vec::new(),
+            attrs: Vec::new(),
+            foreign_from: 0,
+            scripting,
+            frameset: false,
+            out: Vec::new(),
+        }
+    }
+
     fn run(&mut self) -> Option<()> {
         loop {
             let Some(lt) = memchr(b'<', &self.b[self.pos..]).map(|k| self.pos + k) else {
