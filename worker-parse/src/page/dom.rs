@@ -55,7 +55,8 @@ pub(crate) struct Node {
 pub(crate) enum Data {
     Document,
     Element(Element),
-    Text(String),
+    /// The parser's own buffer, kept: often a slice of its input, shared.
+    Text(StrTendril),
     /// Comments, processing instructions, template contents: never read.
     Other,
 }
@@ -64,7 +65,8 @@ pub(crate) enum Data {
 #[derive(Debug)]
 pub(crate) struct Element {
     pub(crate) name: QualName,
-    pub(crate) attrs: Vec<(LocalName, String)>,
+    /// Values as the parser built them (kept, not copied).
+    pub(crate) attrs: Vec<(LocalName, StrTendril)>,
     /// Extraction's note of what the element's class and id words say,
     /// kept here once worked out (0: not yet): it asks several times per
     /// element.
@@ -76,7 +78,7 @@ impl Element {
         self.attrs
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| &**v)
     }
 
     pub(crate) fn has_attr(&self, name: &LocalName) -> bool {
@@ -182,11 +184,9 @@ impl Dom {
             match &self.nodes[id].data {
                 Data::Document => out.push_str("#document\n"),
                 Data::Element(e) => {
-                    let _ = writeln!(
-                        out,
-                        "{indent}<{:?} {}> {:?}",
-                        e.name.ns, e.name.local, e.attrs
-                    );
+                    let attrs: Vec<(&LocalName, &str)> =
+                        e.attrs.iter().map(|(n, v)| (n, &**v)).collect();
+                    let _ = writeln!(out, "{indent}<{:?} {}> {attrs:?}", e.name.ns, e.name.local);
                     let skippable = match e.html_name() {
                         Some(n) => matches!(*n, local_name!("script") | local_name!("style")),
                         None => matches!(e.name.local, local_name!("svg") | local_name!("math")),
@@ -196,7 +196,7 @@ impl Dom {
                     }
                 }
                 Data::Text(t) => {
-                    let _ = writeln!(out, "{indent}{t:?}");
+                    let _ = writeln!(out, "{indent}{:?}", &**t);
                 }
                 Data::Other => {
                     let _ = writeln!(out, "{indent}#other");
@@ -447,7 +447,7 @@ impl Sink {
                 if let Some(p) = prev
                     && let Data::Text(t) = &mut nodes[p].data
                 {
-                    t.push_str(&text);
+                    t.push_tendril(&text);
                     return;
                 }
                 self.names.borrow_mut().push(UNNAMED);
@@ -457,7 +457,7 @@ impl Sink {
                     last_child: None,
                     prev: None,
                     next: None,
-                    data: Data::Text(String::from(&*text)),
+                    data: Data::Text(text),
                     depth: 0,
                 });
                 let id = nodes.len() - 1;
@@ -496,15 +496,15 @@ impl TreeSink for Sink {
             .into_iter()
             .filter(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local))
             .map(|a| {
-                let mut v: &str = &a.value;
+                let mut v = a.value;
                 if v.len() > ATTR_MAX {
                     let mut end = ATTR_MAX;
                     while !v.is_char_boundary(end) {
                         end -= 1;
                     }
-                    v = &v[..end];
+                    v.pop_back(u32::try_from(v.len() - end).unwrap_or(u32::MAX));
                 }
-                (a.name.local, v.to_owned())
+                (a.name.local, v)
             })
             .collect();
         self.new_node(Data::Element(Element {

@@ -721,7 +721,7 @@ fn language(e: &Element) -> Option<String> {
             e.attrs
                 .iter()
                 .find(|(n, _)| &**n == "data-lang" || &**n == "data-language")
-                .map(|(_, v)| v.as_str())
+                .map(|(_, v)| &**v)
         })?
         .trim();
     (!lang.is_empty()
