@@ -619,7 +619,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         .unwrap_or(DOCUMENT);
     // Long runs of text set straight in a block count as prose too, unless
     // the block is one of a repeated kind (see `bare_prose`).
-    let text = TextCounts::new(dom, &order);
+    let text = TextCounts::new(dom, &order, &skip);
     let mut weight = weights(dom, &order, &skip, &text, &[]);
     let candidates = bare_candidates(dom, &order, &skip, &weight);
     if !candidates.is_empty() {
@@ -902,7 +902,8 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
 
 /// What [`weights`] reads of each text node, counted once per document.
 struct TextCounts {
-    /// Characters of a text node, whitespace collapsed (0 for others).
+    /// Characters of a text node, whitespace collapsed (0 for others, and
+    /// for text skipped already: the passes only skip more).
     chars: Vec<u32>,
     /// Whether a node is inside a link.
     in_link: Vec<bool>,
@@ -910,14 +911,14 @@ struct TextCounts {
 
 impl TextCounts {
     /// `order` is pre-order.
-    fn new(dom: &Dom, order: &[NodeId]) -> Self {
+    fn new(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Self {
         let mut chars = vec![0; dom.nodes.len()];
         let mut in_link = vec![false; dom.nodes.len()];
         for &id in order {
             if let Some(p) = dom.nodes[id].parent {
                 in_link[id] = in_link[p] || is(dom, p, &local_name!("a"));
             }
-            if let Data::Text(t) = &dom.nodes[id].data {
+            if let (Data::Text(t), false) = (&dom.nodes[id].data, skip[id]) {
                 chars[id] = collapsed_chars(t);
             }
         }
