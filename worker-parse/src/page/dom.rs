@@ -65,8 +65,9 @@ pub(crate) enum Data {
 #[derive(Debug)]
 pub(crate) struct Element {
     pub(crate) name: QualName,
-    /// Values as the parser built them (kept, not copied).
-    pub(crate) attrs: Vec<(LocalName, StrTendril)>,
+    /// As the parser built them, those not kept taken out (all in no
+    /// namespace).
+    pub(crate) attrs: Vec<Attribute>,
     /// Extraction's note of what the element's class and id words say,
     /// kept here once worked out (0: not yet): it asks several times per
     /// element.
@@ -77,12 +78,12 @@ impl Element {
     pub(crate) fn attr(&self, name: &LocalName) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| &**v)
+            .find(|a| a.name.local == *name)
+            .map(|a| &*a.value)
     }
 
     pub(crate) fn has_attr(&self, name: &LocalName) -> bool {
-        self.attrs.iter().any(|(n, _)| n == name)
+        self.attrs.iter().any(|a| a.name.local == *name)
     }
 
     /// The local name when the element is in the HTML namespace.
@@ -185,7 +186,7 @@ impl Dom {
                 Data::Document => out.push_str("#document\n"),
                 Data::Element(e) => {
                     let attrs: Vec<(&LocalName, &str)> =
-                        e.attrs.iter().map(|(n, v)| (n, &**v)).collect();
+                        e.attrs.iter().map(|a| (&a.name.local, &*a.value)).collect();
                     let _ = writeln!(out, "{indent}<{:?} {}> {attrs:?}", e.name.ns, e.name.local);
                     let skippable = match e.html_name() {
                         Some(n) => matches!(*n, local_name!("script") | local_name!("style")),
@@ -490,23 +491,20 @@ impl TreeSink for Sink {
         Name(Ref::map(self.names.borrow(), |names| &names[*target]))
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+    fn create_element(&self, name: QualName, mut attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        // Filtered in place: the parser's vector is kept, not copied.
         let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
-        let attrs = attrs
-            .into_iter()
-            .filter(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local))
-            .map(|a| {
-                let mut v = a.value;
-                if v.len() > ATTR_MAX {
-                    let mut end = ATTR_MAX;
-                    while !v.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    v.pop_back(u32::try_from(v.len() - end).unwrap_or(u32::MAX));
+        attrs.retain(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local));
+        for a in &mut attrs {
+            let v = &mut a.value;
+            if v.len() > ATTR_MAX {
+                let mut end = ATTR_MAX;
+                while !v.is_char_boundary(end) {
+                    end -= 1;
                 }
-                (a.name.local, v)
-            })
-            .collect();
+                v.pop_back(u32::try_from(v.len() - end).unwrap_or(u32::MAX));
+            }
+        }
         self.new_node(Data::Element(Element {
             name,
             attrs,
