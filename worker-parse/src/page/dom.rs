@@ -413,7 +413,11 @@ impl Sink {
 
     /// Inserts `child` under `parent`, before `before` (or last).
     fn insert(nodes: &mut [Node], parent: NodeId, child: NodeId, before: Option<NodeId>) {
-        Self::detach(nodes, child);
+        // A node without a parent has no siblings either: a new one, or
+        // one detached already.
+        if nodes[child].parent.is_some() {
+            Self::detach(nodes, child);
+        }
         let prev = match before {
             Some(b) => nodes[b].prev,
             None => nodes[parent].last_child,
