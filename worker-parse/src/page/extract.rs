@@ -162,20 +162,29 @@ fn hidden(e: &Element, lenient: bool) -> bool {
     {
         return true;
     }
-    if !lenient && let Some(style) = e.attr(&local_name!("style")) {
-        let s: String = style
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .flat_map(char::to_lowercase)
-            .collect();
-        if s.contains("display:none")
-            || s.contains("visibility:hidden")
-            || s.contains("visibility:collapse")
-        {
-            return true;
-        }
+    !lenient && e.attr(&local_name!("style")).is_some_and(style_hides)
+}
+
+/// Whether an inline style hides its element.
+fn style_hides(style: &str) -> bool {
+    // Only a value right after a colon can: most styles have none that
+    // starts with `n`, `h` or `c`, and need no closer look.
+    let may_hide = |colon: usize| {
+        style[colon + 1..]
+            .trim_start()
+            .starts_with(['n', 'N', 'h', 'H', 'c', 'C'])
+    };
+    if !memchr::memchr_iter(b':', style.as_bytes()).any(may_hide) {
+        return false;
     }
-    false
+    let s: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    s.contains("display:none")
+        || s.contains("visibility:hidden")
+        || s.contains("visibility:collapse")
 }
 
 /// Roles that mark navigation and page furniture.
@@ -1204,7 +1213,7 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
 mod counting {
     use proptest::prelude::*;
 
-    use super::collapsed_chars;
+    use super::{collapsed_chars, style_hides};
 
     proptest! {
         // Verifies: REQ-PAGE-002 (the one-pass count weighs text as before)
@@ -1214,6 +1223,30 @@ mod counting {
         ) {
             let reference: usize = t.split_whitespace().map(|w| w.chars().count() + 1).sum();
             prop_assert_eq!(collapsed_chars(&t) as usize, reference);
+        }
+
+        // Verifies: REQ-PAGE-002 (an inline style that hides an element
+        // is read whatever its case and spacing)
+        #[test]
+        fn style_hides_reads_hiding_declarations_in_any_case_and_spacing(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "display", "DisPlay", "visibility", ":", " ", "\u{a0}", "\n", "none",
+                    "NONE", "hidden", "Collapse", "block", ";", "color:red", "\u{130}",
+                ]),
+                0..8,
+            ),
+        ) {
+            let style = parts.concat();
+            let squeezed: String = style
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .flat_map(char::to_lowercase)
+                .collect();
+            let reference = ["display:none", "visibility:hidden", "visibility:collapse"]
+                .iter()
+                .any(|d| squeezed.contains(d));
+            prop_assert_eq!(style_hides(&style), reference);
         }
     }
 }
