@@ -30,22 +30,49 @@ pub(crate) fn decode<'a>(
     html: bool,
     host: Option<&str>,
 ) -> Cow<'a, str> {
-    let encoding = choose(body, declared, html, host);
-    let (text, _, _) = encoding.decode(body);
-    text
+    let (encoding, valid) = choose_checked(body, declared, html, host);
+    match valid {
+        // Already checked: the decoder would check it again.
+        Some(text) if encoding == UTF_8 => Cow::Borrowed(text),
+        _ => encoding.decode(body).0,
+    }
 }
 
 /// The encoding [`decode`] uses.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn choose(
     body: &[u8],
     declared: Option<&str>,
     html: bool,
     host: Option<&str>,
 ) -> &'static Encoding {
+    choose_checked(body, declared, html, host).0
+}
+
+/// [`choose`], with the body as text when it has no BOM and is valid UTF-8.
+fn choose_checked<'a>(
+    body: &'a [u8],
+    declared: Option<&str>,
+    html: bool,
+    host: Option<&str>,
+) -> (&'static Encoding, Option<&'a str>) {
     if let Some((enc, _)) = Encoding::for_bom(body) {
-        return enc;
+        return (enc, None);
     }
-    let utf8 = std::str::from_utf8(body).is_ok();
+    let valid = std::str::from_utf8(body).ok();
+    let utf8 = valid.is_some();
+    let enc = choose_label(body, declared, html, host, utf8);
+    (enc, valid)
+}
+
+/// [`choose`] after the BOM, `utf8` saying whether the body is valid UTF-8.
+fn choose_label(
+    body: &[u8],
+    declared: Option<&str>,
+    html: bool,
+    host: Option<&str>,
+    utf8: bool,
+) -> &'static Encoding {
     if utf8 && !body.is_ascii() {
         return UTF_8;
     }

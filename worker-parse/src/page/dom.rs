@@ -54,7 +54,8 @@ pub(crate) struct Node {
 pub(crate) enum Data {
     Document,
     Element(Element),
-    Text(String),
+    /// The parser's own buffer, kept: often a slice of its input, shared.
+    Text(StrTendril),
     /// Comments, processing instructions, template contents: never read.
     Other,
 }
@@ -63,7 +64,9 @@ pub(crate) enum Data {
 #[derive(Debug)]
 pub(crate) struct Element {
     pub(crate) name: QualName,
-    pub(crate) attrs: Vec<(LocalName, String)>,
+    /// As the parser built them, those not kept taken out (all in no
+    /// namespace).
+    pub(crate) attrs: Vec<Attribute>,
     /// Extraction's note of what the element's class and id words say,
     /// kept here once worked out (0: not yet): it asks several times per
     /// element.
@@ -74,12 +77,12 @@ impl Element {
     pub(crate) fn attr(&self, name: &LocalName) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+            .find(|a| a.name.local == *name)
+            .map(|a| &*a.value)
     }
 
     pub(crate) fn has_attr(&self, name: &LocalName) -> bool {
-        self.attrs.iter().any(|(n, _)| n == name)
+        self.attrs.iter().any(|a| a.name.local == *name)
     }
 
     /// The local name when the element is in the HTML namespace.
@@ -181,11 +184,9 @@ impl Dom {
             match &self.nodes[id].data {
                 Data::Document => out.push_str("#document\n"),
                 Data::Element(e) => {
-                    let _ = writeln!(
-                        out,
-                        "{indent}<{:?} {}> {:?}",
-                        e.name.ns, e.name.local, e.attrs
-                    );
+                    let attrs: Vec<(&LocalName, &str)> =
+                        e.attrs.iter().map(|a| (&a.name.local, &*a.value)).collect();
+                    let _ = writeln!(out, "{indent}<{:?} {}> {attrs:?}", e.name.ns, e.name.local);
                     let skippable = match e.html_name() {
                         Some(n) => matches!(*n, local_name!("script") | local_name!("style")),
                         None => matches!(e.name.local, local_name!("svg") | local_name!("math")),
@@ -195,7 +196,7 @@ impl Dom {
                     }
                 }
                 Data::Text(t) => {
-                    let _ = writeln!(out, "{indent}{t:?}");
+                    let _ = writeln!(out, "{indent}{:?}", &**t);
                 }
                 Data::Other => {
                     let _ = writeln!(out, "{indent}#other");
@@ -435,7 +436,11 @@ impl Sink {
 
     /// Inserts `child` under `parent`, before `before` (or last).
     fn insert(nodes: &mut [Node], parent: NodeId, child: NodeId, before: Option<NodeId>) {
-        Self::detach(nodes, child);
+        // A node without a parent has no siblings either: a new one, or
+        // one detached already.
+        if nodes[child].parent.is_some() {
+            Self::detach(nodes, child);
+        }
         let prev = match before {
             Some(b) => nodes[b].prev,
             None => nodes[parent].last_child,
@@ -470,7 +475,7 @@ impl Sink {
                 if let Some(p) = prev
                     && let Data::Text(t) = &mut nodes[p].data
                 {
-                    t.push_str(&text);
+                    t.push_tendril(&text);
                     return;
                 }
                 self.names.borrow_mut().push(UNNAMED);
@@ -480,7 +485,7 @@ impl Sink {
                     last_child: None,
                     prev: None,
                     next: None,
-                    data: Data::Text(String::from(&*text)),
+                    data: Data::Text(text),
                     depth: 0,
                 });
                 let id = nodes.len() - 1;
@@ -513,23 +518,20 @@ impl TreeSink for Sink {
         Name(Ref::map(self.names.borrow(), |names| &names[*target]))
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+    fn create_element(&self, name: QualName, mut attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        // Filtered in place: the parser's vector is kept, not copied.
         let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
-        let attrs = attrs
-            .into_iter()
-            .filter(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local))
-            .map(|a| {
-                let mut v: &str = &a.value;
-                if v.len() > ATTR_MAX {
-                    let mut end = ATTR_MAX;
-                    while !v.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    v = &v[..end];
+        attrs.retain(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local));
+        for a in &mut attrs {
+            let v = &mut a.value;
+            if v.len() > ATTR_MAX {
+                let mut end = ATTR_MAX;
+                while !v.is_char_boundary(end) {
+                    end -= 1;
                 }
-                (a.name.local, v.to_owned())
-            })
-            .collect();
+                v.pop_back(u32::try_from(v.len() - end).unwrap_or(u32::MAX));
+            }
+        }
         self.new_node(Data::Element(Element {
             name,
             attrs,

@@ -162,20 +162,29 @@ fn hidden(e: &Element, lenient: bool) -> bool {
     {
         return true;
     }
-    if !lenient && let Some(style) = e.attr(&local_name!("style")) {
-        let s: String = style
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .flat_map(char::to_lowercase)
-            .collect();
-        if s.contains("display:none")
-            || s.contains("visibility:hidden")
-            || s.contains("visibility:collapse")
-        {
-            return true;
-        }
+    !lenient && e.attr(&local_name!("style")).is_some_and(style_hides)
+}
+
+/// Whether an inline style hides its element.
+fn style_hides(style: &str) -> bool {
+    // Only a value right after a colon can: most styles have none that
+    // starts with `n`, `h` or `c`, and need no closer look.
+    let may_hide = |colon: usize| {
+        style[colon + 1..]
+            .trim_start()
+            .starts_with(['n', 'N', 'h', 'H', 'c', 'C'])
+    };
+    if !memchr::memchr_iter(b':', style.as_bytes()).any(may_hide) {
+        return false;
     }
-    false
+    let s: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    s.contains("display:none")
+        || s.contains("visibility:hidden")
+        || s.contains("visibility:collapse")
 }
 
 /// Roles that mark navigation and page furniture.
@@ -259,7 +268,8 @@ const BOILERPLATE_AFFIXES: &[&str] = &["nav-", "-nav"];
 struct Words {
     /// A [`boilerplate_word`] or one of [`BOILERPLATE_AFFIXES`].
     boilerplate: bool,
-    /// A word of a content container ("main-content").
+    /// A word of a content container ("main-content"); looked for only
+    /// where `boilerplate` is set, the only case where it counts.
     content: bool,
     /// A comment section's name (a subset of the boilerplate words, and
     /// the containers named after them).
@@ -288,30 +298,38 @@ impl Words {
 
     fn of(value: &str) -> Self {
         let v = lower(value);
-        let tokens = || v.split_whitespace();
         // A word matches a whole token or a part of one between `-` and
         // `_`; a word with a dash at an end (`nav-`) matches inside a token.
-        let boilerplate = tokens().any(|token| {
-            boilerplate_word(token)
-                || token.split(['-', '_']).any(boilerplate_word)
-                || BOILERPLATE_AFFIXES.iter().any(|w| has(token, w))
-        });
-        let content = tokens().any(|t| {
-            ["article", "content", "main", "post-body", "entry"]
-                .iter()
-                .any(|w| has(t, w))
-        });
-        let comments = (memchr::memmem::find(v.as_bytes(), b"comment").is_some()
-            || memchr::memmem::find(v.as_bytes(), b"disqus").is_some())
-            && tokens()
-                .any(|t| t.starts_with("comments") || has(t, "disqus") || has(t, "commentlist"));
+        // The words matched inside tokens hold no whitespace: they are
+        // looked for in the whole value, the others in one pass over the
+        // tokens.
+        let mut boilerplate = false;
+        let mut comments = false;
+        let mut hiding_word = false;
+        for token in v.split_whitespace() {
+            boilerplate = boilerplate
+                || boilerplate_word(token)
+                || token.split(['-', '_']).any(boilerplate_word);
+            comments = comments || token.starts_with("comments");
+            hiding_word = hiding_word || hides_word(token) || desktop_hides_word(token);
+        }
+        let boilerplate = boilerplate || BOILERPLATE_AFFIXES.iter().any(|w| has(&v, w));
+        let comments = comments || has(&v, "disqus") || has(&v, "commentlist");
         Self {
             boilerplate,
-            content,
+            content: false,
             comments,
-            hides: hiding_class(&v),
+            hides: hiding_word && hiding_class(&v),
         }
     }
+}
+
+/// Whether a class or id value holds a word of a content container.
+fn content_word(value: &str) -> bool {
+    let v = lower(value);
+    ["article", "content", "main", "post-body", "entry"]
+        .iter()
+        .any(|w| has(&v, w))
 }
 
 /// The [`Words`] of elements' class and id values, worked out once per
@@ -334,13 +352,16 @@ impl<'a> Names<'a> {
             if let Some(v) = e.attr(&a) {
                 let w = self.words(v);
                 all.boilerplate |= w.boilerplate;
-                all.content |= w.content;
                 all.comments |= w.comments;
                 if a == local_name!("class") {
                     all.hides = w.hides;
                 }
             }
         }
+        all.content = all.boilerplate
+            && [local_name!("class"), local_name!("id")]
+                .iter()
+                .any(|a| e.attr(a).is_some_and(content_word));
         e.words.set(all.bits());
         all
     }
@@ -401,14 +422,14 @@ fn lower(v: &str) -> Cow<'_, str> {
 }
 
 /// Whether `needle` occurs in `hay`: for the short words and class names
-/// matched here, a plain scan costs less than `str::contains`, which
-/// prepares a searcher on every call.
+/// matched here, a scan for the needle's first byte costs less than
+/// `str::contains`, which prepares a searcher on every call.
 fn has(hay: &str, needle: &str) -> bool {
-    needle.is_empty()
-        || hay
-            .as_bytes()
-            .windows(needle.len())
-            .any(|w| w == needle.as_bytes())
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    match needle.first() {
+        Some(&first) => memchr::memchr_iter(first, hay).any(|i| hay[i..].starts_with(needle)),
+        None => true,
+    }
 }
 
 /// Whether an image is below a node.
@@ -443,21 +464,7 @@ fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
 /// is in lower case.
 fn hiding_class(class: &str) -> bool {
     let tokens: Vec<&str> = class.split_whitespace().collect();
-    let hides = tokens.iter().any(|t| {
-        matches!(
-            *t,
-            "hidden"
-                | "d-none"
-                | "hide"
-                | "invisible"
-                | "sr-only"
-                | "visually-hidden"
-                | "visuallyhidden"
-                | "screen-reader-text"
-                | "screen-reader-only"
-                | "offscreen"
-        )
-    });
+    let hides = tokens.iter().any(|t| hides_word(t));
     let shows_again = tokens.iter().any(|t| {
         (t.contains(':') && !t.ends_with(":hidden"))
             || (t.starts_with("d-") && *t != "d-none" && !t.ends_with("-none"))
@@ -465,29 +472,49 @@ fn hiding_class(class: &str) -> bool {
     // Hidden at a desktop's width, unless shown again at a wider one: the
     // page is read as a desktop browser shows it, and blocks for phones
     // only are mostly mobile menus and copies of the desktop's content.
-    let desktop_hides = tokens.iter().any(|t| {
-        matches!(
-            *t,
-            "md:hidden"
-                | "lg:hidden"
-                | "d-md-none"
-                | "d-lg-none"
-                | "hidden-lg"
-                | "visible-xs"
-                | "hide-on-desktop"
-                | "hide-desktop"
-                | "mobile-only"
-                | "show-mobile"
-                | "show-for-small-only"
-                | "hide-for-large"
-                | "only-mobile"
-        )
-    });
+    let desktop_hides = tokens.iter().any(|t| desktop_hides_word(t));
     let desktop_shows = tokens.iter().any(|t| {
         ((t.starts_with("lg:") || t.starts_with("xl:")) && !t.ends_with(":hidden"))
             || ((t.starts_with("d-lg-") || t.starts_with("d-xl-")) && !t.ends_with("-none"))
     });
     (hides && !shows_again) || (desktop_hides && !desktop_shows)
+}
+
+/// A class of [`hiding_class`] that hides an element at any width.
+fn hides_word(t: &str) -> bool {
+    matches!(
+        t,
+        "hidden"
+            | "d-none"
+            | "hide"
+            | "invisible"
+            | "sr-only"
+            | "visually-hidden"
+            | "visuallyhidden"
+            | "screen-reader-text"
+            | "screen-reader-only"
+            | "offscreen"
+    )
+}
+
+/// A class of [`hiding_class`] that hides an element at a desktop's width.
+fn desktop_hides_word(t: &str) -> bool {
+    matches!(
+        t,
+        "md:hidden"
+            | "lg:hidden"
+            | "d-md-none"
+            | "d-lg-none"
+            | "hidden-lg"
+            | "visible-xs"
+            | "hide-on-desktop"
+            | "hide-desktop"
+            | "mobile-only"
+            | "show-mobile"
+            | "show-for-small-only"
+            | "hide-for-large"
+            | "only-mobile"
+    )
 }
 
 /// Per-node character counts.
@@ -601,7 +628,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         .unwrap_or(DOCUMENT);
     // Long runs of text set straight in a block count as prose too, unless
     // the block is one of a repeated kind (see `bare_prose`).
-    let text = TextCounts::new(dom, &order);
+    let text = TextCounts::new(dom, &order, &skip);
     let mut weight = weights(dom, &order, &skip, &text, &[]);
     let candidates = bare_candidates(dom, &order, &skip, &weight);
     if !candidates.is_empty() {
@@ -884,7 +911,8 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
 
 /// What [`weights`] reads of each text node, counted once per document.
 struct TextCounts {
-    /// Characters of a text node, whitespace collapsed (0 for others).
+    /// Characters of a text node, whitespace collapsed (0 for others, and
+    /// for text skipped already: the passes only skip more).
     chars: Vec<u32>,
     /// Whether a node is inside a link.
     in_link: Vec<bool>,
@@ -892,14 +920,14 @@ struct TextCounts {
 
 impl TextCounts {
     /// `order` is pre-order.
-    fn new(dom: &Dom, order: &[NodeId]) -> Self {
+    fn new(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Self {
         let mut chars = vec![0; dom.nodes.len()];
         let mut in_link = vec![false; dom.nodes.len()];
         for &id in order {
             if let Some(p) = dom.nodes[id].parent {
                 in_link[id] = in_link[p] || is(dom, p, &local_name!("a"));
             }
-            if let Data::Text(t) = &dom.nodes[id].data {
+            if let (Data::Text(t), false) = (&dom.nodes[id].data, skip[id]) {
                 chars[id] = collapsed_chars(t);
             }
         }
@@ -1185,7 +1213,7 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
 mod counting {
     use proptest::prelude::*;
 
-    use super::collapsed_chars;
+    use super::{collapsed_chars, style_hides};
 
     proptest! {
         // Verifies: REQ-PAGE-002 (the one-pass count weighs text as before)
@@ -1195,6 +1223,30 @@ mod counting {
         ) {
             let reference: usize = t.split_whitespace().map(|w| w.chars().count() + 1).sum();
             prop_assert_eq!(collapsed_chars(&t) as usize, reference);
+        }
+
+        // Verifies: REQ-PAGE-002 (an inline style that hides an element
+        // is read whatever its case and spacing)
+        #[test]
+        fn style_hides_reads_hiding_declarations_in_any_case_and_spacing(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "display", "DisPlay", "visibility", ":", " ", "\u{a0}", "\n", "none",
+                    "NONE", "hidden", "Collapse", "block", ";", "color:red", "\u{130}",
+                ]),
+                0..8,
+            ),
+        ) {
+            let style = parts.concat();
+            let squeezed: String = style
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .flat_map(char::to_lowercase)
+                .collect();
+            let reference = ["display:none", "visibility:hidden", "visibility:collapse"]
+                .iter()
+                .any(|d| squeezed.contains(d));
+            prop_assert_eq!(style_hides(&style), reference);
         }
     }
 }

@@ -720,8 +720,8 @@ fn language(e: &Element) -> Option<String> {
         .or_else(|| {
             e.attrs
                 .iter()
-                .find(|(n, _)| &**n == "data-lang" || &**n == "data-language")
-                .map(|(_, v)| v.as_str())
+                .find(|a| &*a.name.local == "data-lang" || &*a.name.local == "data-language")
+                .map(|a| &*a.value)
         })?
         .trim();
     (!lang.is_empty()
