@@ -288,13 +288,20 @@ pub(crate) fn parse_with(
         // cost the parser a buffer of its own. Plain markup is read by
         // `feed`, the rest by html5ever's tokenizer.
         let scanned = skip::scan(html, scripting);
-        let mut kept = String::with_capacity(html.len());
+        let Ok(len) = u32::try_from(html.len()) else {
+            // Past what a tendril holds (far past any page's bound): the
+            // tokenizer reads it whole.
+            reserve(&parser, html, max_nodes);
+            feed::tokenize(&Feeder(&parser), html);
+            return parser.finish();
+        };
+        let mut kept = StrTendril::with_capacity(len);
         let mut from = 0;
         for range in &scanned.skip {
-            kept.push_str(&html[from..range.start]);
+            kept.push_slice(&html[from..range.start]);
             from = range.end;
         }
-        kept.push_str(&html[from..]);
+        kept.push_slice(&html[from..]);
         // Every skipped range lies before where the scan stopped.
         let read_to = scanned.read_to - (html.len() - kept.len());
         reserve(&parser, &kept, max_nodes);

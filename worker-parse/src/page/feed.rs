@@ -49,9 +49,11 @@ pub(crate) trait Parser {
     fn cut(&self) -> bool;
 }
 
-/// Feeds `html` to `parser`; the scan before parsing followed the
-/// tokenizer up to `read_to`.
-pub(crate) fn feed(parser: &impl Parser, html: &str, read_to: usize, scripting: bool) {
+/// Feeds `src` to `parser`; the scan before parsing followed the
+/// tokenizer up to `read_to`. Text and attribute values are handed on as
+/// slices of `src`, which share its buffer.
+pub(crate) fn feed(parser: &impl Parser, src: &StrTendril, read_to: usize, scripting: bool) {
+    let html: &str = src;
     let b = html.as_bytes();
     let mut i = 0;
     // Text not yet handed on, which goes to the tokenizer with the markup
@@ -65,7 +67,7 @@ pub(crate) fn feed(parser: &impl Parser, html: &str, read_to: usize, scripting: 
         if lt > i {
             let text = &html[i..lt];
             if held.is_none() && plain_text(text) {
-                parser.token(CharacterTokens(StrTendril::from_slice(text)));
+                parser.token(CharacterTokens(slice(src, i, lt)));
             } else {
                 held.get_or_insert(i);
             }
@@ -75,7 +77,7 @@ pub(crate) fn feed(parser: &impl Parser, html: &str, read_to: usize, scripting: 
             break;
         }
         if held.is_none()
-            && let Some(end) = plain_markup(parser, html, lt, read_to)
+            && let Some(end) = plain_markup(parser, src, lt, read_to)
         {
             i = end;
             continue;
@@ -116,8 +118,13 @@ pub(crate) fn tokenize(parser: &impl Parser, mut html: &str) {
 /// ([`tokenizer_reads`]) with nothing in it, whose end tag follows its
 /// start tag at once: the tokenizer makes the same two tokens whether or
 /// not the tree builder switches its state between them.
-fn plain_markup(parser: &impl Parser, html: &str, lt: usize, read_to: usize) -> Option<usize> {
-    let b = html.as_bytes();
+fn plain_markup(
+    parser: &impl Parser,
+    src: &StrTendril,
+    lt: usize,
+    read_to: usize,
+) -> Option<usize> {
+    let b = src.as_bytes();
     if b[lt + 1] == b'!' {
         if !b[lt..read_to].starts_with(b"<!---->") {
             return None;
@@ -125,7 +132,7 @@ fn plain_markup(parser: &impl Parser, html: &str, lt: usize, read_to: usize) -> 
         parser.token(CommentToken(StrTendril::new()));
         return Some(lt + 7);
     }
-    let (tag, end) = plain_tag(html, lt)?;
+    let (tag, end) = plain_tag(src, lt)?;
     if end > read_to {
         return None;
     }
@@ -140,7 +147,7 @@ fn plain_markup(parser: &impl Parser, html: &str, lt: usize, read_to: usize) -> 
         parser.token(TagToken(tag));
         return Some(end);
     }
-    let (end_tag, after) = plain_tag(html, end)
+    let (end_tag, after) = plain_tag(src, end)
         .filter(|(t, after)| t.kind == EndTag && t.name == tag.name && *after <= read_to)?;
     parser.token(TagToken(tag));
     parser.token(TagToken(end_tag));
@@ -194,7 +201,8 @@ fn tokenizer_reads(name: &[u8]) -> bool {
 
 /// A plain start or end tag at `lt` and the index after it: the token
 /// html5ever's tokenizer would make of it.
-fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
+fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
+    let html: &str = src;
     let b = html.as_bytes();
     let (kind, mut i) = match b.get(lt + 1)? {
         b'/' => (EndTag, lt + 2),
@@ -245,7 +253,7 @@ fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
         while space(*b.get(i)?) {
             i += 1;
         }
-        let mut value = "";
+        let mut value = i..i;
         if b[i] == b'=' {
             i += 1;
             while space(*b.get(i)?) {
@@ -254,7 +262,7 @@ fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
             match b[i] {
                 q @ (b'"' | b'\'') => {
                     let len = memchr::memchr(q, b.get(i + 1..)?)?;
-                    value = &html[i + 1..i + 1 + len];
+                    value = i + 1..i + 1 + len;
                     i += len + 2;
                     // A quoted value must be set off from what follows.
                     let next = *b.get(i)?;
@@ -268,10 +276,10 @@ fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
                     while !space(*b.get(i)?) && b[i] != b'>' {
                         i += 1;
                     }
-                    value = &html[from..i];
+                    value = from..i;
                 }
             }
-            if memchr::memchr3(b'&', b'\0', b'\r', value.as_bytes()).is_some() {
+            if memchr::memchr3(b'&', b'\0', b'\r', &b[value.clone()]).is_some() {
                 return None;
             }
         }
@@ -283,9 +291,18 @@ fn plain_tag(html: &str, lt: usize) -> Option<(Tag, usize)> {
         }
         tag.attrs.push(Attribute {
             name: QualName::new(None, ns!(), name),
-            value: StrTendril::from_slice(value),
+            value: slice(src, value.start, value.end),
         });
     }
+}
+
+/// `src[from..to]`, sharing its buffer (a short one is copied: a tendril
+/// holds up to eight bytes in place). The bounds are at ASCII bytes, and
+/// `src` is shorter than 4 GiB (its length is a `u32`).
+fn slice(src: &StrTendril, from: usize, to: usize) -> StrTendril {
+    // Both fit: they are at most `src.len32()`.
+    #[allow(clippy::cast_possible_truncation)]
+    src.subtendril(from as u32, (to - from) as u32)
 }
 
 /// A tag or attribute name in lower case, as the tokenizer makes it (ASCII
@@ -304,7 +321,7 @@ mod tests {
     use crate::page::dom::parse_with;
 
     fn tag(html: &str) -> Option<(Tag, usize)> {
-        plain_tag(html, 0)
+        plain_tag(&StrTendril::from_slice(html), 0)
     }
 
     fn attrs(t: &Tag) -> Vec<(String, String)> {
