@@ -178,9 +178,10 @@ fn space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b' ')
 }
 
-/// Elements whose tags go to the tokenizer: the tree builder switches the
-/// tokenizer's state for their content (raw text, RCDATA, plain text), or
-/// their content is foreign.
+/// Elements for whose content the tree builder switches the tokenizer's
+/// state (raw text, RCDATA, plain text), or whose content is foreign:
+/// their tags are made here only with nothing between them
+/// ([`plain_markup`]), else they go to the tokenizer with their content.
 fn tokenizer_reads(name: &[u8]) -> bool {
     matches!(
         name,
