@@ -159,8 +159,8 @@ fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> Option<Page> {
     let dom = dom::parse(html, !lenient);
     let found = extract::extract(&dom, lenient);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
-    markdown.chars().any(char::is_alphanumeric).then(|| Page {
-        title: dom.title(),
+    markdown.chars().any(char::is_alphanumeric).then_some(Page {
+        title: found.title,
         markdown,
         partial: dom.partial,
         from_structured_data: false,

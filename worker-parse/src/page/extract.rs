@@ -54,6 +54,8 @@ use super::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 pub(crate) struct Extraction {
     pub(crate) root: NodeId,
     pub(crate) skip: Vec<bool>,
+    /// The document's title ([`Dom::title`]), worked out once here.
+    pub(crate) title: Option<String>,
 }
 
 /// Share of a node's non-link text a child must hold for the root to move
@@ -773,7 +775,8 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     }
     // The heading that repeats the document's title: the title is returned
     // on its own, an agent need not read it twice.
-    if let Some(title) = dom.title() {
+    let title = dom.title();
+    if let Some(title) = &title {
         let title = title.to_lowercase();
         if let Some(h1) = order.iter().copied().find(|&id| {
             !skip[id] && is(dom, id, &local_name!("h1")) && {
@@ -784,7 +787,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
             skip[h1] = true;
         }
     }
-    Extraction { root, skip }
+    Extraction { root, skip, title }
 }
 
 /// Skips, among the nodes of `root` that come before its first heading or
