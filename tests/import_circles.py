@@ -5,13 +5,11 @@ A module is a source file (`a.rs` beside `a/` is one module; `mod.rs`
 names its folder). Every `use crate::…`, `use super::…` and `use self::…`
 path is read, group imports included, and so is every `crate::…` or
 `super::…` path written in place; each is resolved to the deepest module it
-names. A circle is a ring in the graph of those imports together with each
-parent's declaration of its children, leaving out a module's reading of its
-own ancestors: a parent re-exporting its children and a child reading its
-parent are fine, two siblings importing each other directly or around a
-ring are not, nor is a child importing a module that imports the child's
-parent. Production and test code are both read: a test module that closes a
-ring is a ring.
+names. A circle is a ring in the graph of those imports, leaving out a
+module's reading of its own ancestors: a parent re-exporting its children
+and a child reading its parent are fine; two modules importing each other,
+directly or around a ring, are not. Production and test code are both read:
+a test module that closes a ring is a ring.
 
 Usage: import_circles.py [ROOT]   (default: the workspace root above this
 file). Prints each circle found and a closing count; exits 1 when any.
@@ -172,15 +170,13 @@ def edges_of(modules):
 
 def module_graph(modules, edges):
     """The graph whose rings are circles: each import, except a module's
-    reading of its own ancestors, and each parent's declaration of its
-    children (a parent reaches its children by `mod`)."""
+    reading of its own ancestors."""
     out = {}
     for a, targets in edges.items():
         for b in targets:
             if a[: len(b)] == b:
                 continue  # a child reading its parent or an ancestor
-            why = "imports"
-            out.setdefault(a, {}).setdefault(b, set()).add((a, b, why))
+            out.setdefault(a, {}).setdefault(b, set()).add((a, b, "imports"))
     return out
 
 
