@@ -3,13 +3,16 @@
 //!
 //! This is the interface the fetch pipeline calls. Behind it: media types
 //! checked against the bytes (`sniff`), charsets (`charset`), a bounded
-//! HTML parse (`dom`, which skips what `skip` finds it need not read),
-//! main-content extraction (`extract`) and our own Markdown rendering
-//! (`markdown`); for an empty shell, the text in its structured data
-//! (`structured`).
+//! HTML parse (`dom`, which skips what `skip` finds it need not read and
+//! keeps the attributes `attrs` lists), main-content extraction
+//! (`extract`) and our own Markdown rendering (`markdown`, which decodes
+//! leftover character references with `entities`, as the title does); for
+//! an empty shell, the text in its structured data (`structured`).
 
+mod attrs;
 pub(crate) mod charset;
 pub(crate) mod dom;
+mod entities;
 mod extract;
 mod feed;
 mod markdown;

@@ -28,7 +28,8 @@ use html5ever::{
 };
 use rypsok_proto::limits;
 
-use super::{feed, skip};
+use super::attrs::{attrs_unread, kept_attr_name};
+use super::{entities, feed, skip};
 
 /// Index of a node in [`Dom::nodes`].
 pub(crate) type NodeId = usize;
@@ -91,37 +92,10 @@ impl Element {
     }
 }
 
-/// Attributes kept; all others are dropped as they are parsed.
+/// Attributes kept ([`kept_attr_name`]); all others are dropped as they
+/// are parsed.
 fn kept_attr(name: &LocalName) -> bool {
     kept_attr_name(name.as_bytes())
-}
-
-/// HTML elements none of whose attributes is ever read (a page's links to
-/// style sheets, icons and feeds, its metadata): even the [`kept_attr`]
-/// ones are dropped. `name` is lower case.
-pub(crate) fn attrs_unread(name: &[u8]) -> bool {
-    matches!(name, b"link" | b"meta")
-}
-
-/// [`kept_attr`] on a lower-case name as bytes (the scan before parsing
-/// leaves the others out of the parser's input).
-pub(crate) fn kept_attr_name(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"id"
-            | b"class"
-            | b"style"
-            | b"hidden"
-            | b"aria-hidden"
-            | b"role"
-            | b"href"
-            | b"alt"
-            | b"colspan"
-            | b"type"
-            | b"itemprop"
-            | b"data-lang"
-            | b"data-language"
-    )
 }
 
 /// Longest attribute value kept (a class list, a style, a link target);
@@ -165,7 +139,7 @@ impl Dom {
                 out.push_str(t);
             }
         }
-        let out = super::markdown::decode_leftover(&out);
+        let out = entities::decode_leftover(&out);
         let title = out.split_whitespace().collect::<Vec<_>>().join(" ");
         (!title.is_empty()).then_some(title)
     }
@@ -607,3 +581,6 @@ impl TreeSink for Sink {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,7 +25,7 @@
 //! tokenizer is back in its data state. Past the point where the scan
 //! before parsing stopped following the tokenizer, everything goes to it.
 //!
-//! The tree is the same either way: the property tests in `skip`, every
+//! The tree is the same either way: the property tests of `dom`, every
 //! bench page and the `html_skip` fuzz target compare the two.
 
 use std::borrow::Cow;
@@ -319,7 +319,6 @@ fn lower(name: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::dom::parse_with;
 
     fn tag(html: &str) -> Option<(Tag, usize)> {
         plain_tag(&StrTendril::from_slice(html), 0)
@@ -379,37 +378,6 @@ mod tests {
             "<p class=a",
         ] {
             assert!(tag(html).is_none(), "{html:?}");
-        }
-    }
-
-    fn outline(html: &str, own: bool) -> String {
-        parse_with(html, true, usize::MAX, u32::MAX, own).outline()
-    }
-
-    // Verifies: REQ-PAGE-006
-    #[test]
-    fn character_references_and_raw_text_reach_the_tree_as_from_html5ever() {
-        let html = "<!DOCTYPE html><title>A &amp; B</title><p>x &lt; y &amp z</p>\
-            <textarea>&lt;b></textarea><svg><title>t</title></svg><pre>\nkept</pre>\
-            a < b <noscript><p>n</p></noscript><plaintext><p>rest";
-        assert_eq!(outline(html, true), outline(html, false));
-        let tree = outline(html, true);
-        assert!(tree.contains("\"x < y & z\""), "{tree}");
-        assert!(tree.contains("\"<b>\""), "{tree}");
-        assert!(tree.contains("\"kept\""), "{tree}");
-    }
-
-    // Verifies: REQ-PAGE-006: a byte order mark inside a page is text
-    #[test]
-    fn a_byte_order_mark_inside_the_page_is_kept() {
-        // Text with a character reference goes to the tokenizer as an
-        // input of its own, which starts with the mark here.
-        let html = "<p>\u{feff}a &amp; b</p><p>\u{feff}c<!-- x -->\u{feff}d</p>";
-        let tree = outline(html, true);
-        assert_eq!(tree, outline(html, false));
-        // The outline writes text as Rust's `{:?}` does.
-        for text in ["\u{feff}a & b", "\u{feff}c", "\u{feff}d"] {
-            assert!(tree.contains(&format!("{text:?}")), "{tree}");
         }
     }
 }

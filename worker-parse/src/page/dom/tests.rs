@@ -1,0 +1,240 @@
+//! The tree is the same whether html5ever's tokenizer reads the whole page
+//! or the parser skips what the scan before parsing found (`skip`) and
+//! reads plain markup itself (`feed`): here, because only the parser
+//! composes the two.
+
+use proptest::prelude::*;
+
+use super::parse_with;
+
+fn outline(html: &str, own: bool) -> String {
+    parse_with(html, true, usize::MAX, u32::MAX, own).outline()
+}
+
+// Verifies: REQ-PAGE-006
+#[test]
+fn character_references_and_raw_text_reach_the_tree_as_from_html5ever() {
+    let html = "<!DOCTYPE html><title>A &amp; B</title><p>x &lt; y &amp z</p>\
+        <textarea>&lt;b></textarea><svg><title>t</title></svg><pre>\nkept</pre>\
+        a < b <noscript><p>n</p></noscript><plaintext><p>rest";
+    assert_eq!(outline(html, true), outline(html, false));
+    let tree = outline(html, true);
+    assert!(tree.contains("\"x < y & z\""), "{tree}");
+    assert!(tree.contains("\"<b>\""), "{tree}");
+    assert!(tree.contains("\"kept\""), "{tree}");
+}
+
+// Verifies: REQ-PAGE-006: a byte order mark inside a page is text
+#[test]
+fn a_byte_order_mark_inside_the_page_is_kept() {
+    // Text with a character reference goes to the tokenizer as an
+    // input of its own, which starts with the mark here.
+    let html = "<p>\u{feff}a &amp; b</p><p>\u{feff}c<!-- x -->\u{feff}d</p>";
+    let tree = outline(html, true);
+    assert_eq!(tree, outline(html, false));
+    // The outline writes text as Rust's `{:?}` does.
+    for text in ["\u{feff}a & b", "\u{feff}c", "\u{feff}d"] {
+        assert!(tree.contains(&format!("{text:?}")), "{tree}");
+    }
+}
+
+/// Compares the tree read whole with the tree read with the skips and
+/// `feed`, with scripting and without.
+fn same_tree(html: &str) {
+    for scripting in [true, false] {
+        let whole = parse_with(html, scripting, usize::MAX, u32::MAX, false);
+        let skipped = parse_with(html, scripting, usize::MAX, u32::MAX, true);
+        assert_eq!(whole.outline(), skipped.outline(), "{html:?}");
+    }
+}
+
+/// Pieces that move the tokenizer and tree builder between states.
+const PIECES: &[&str] = &[
+    "<script>",
+    "</script>",
+    "<script type=x>",
+    "<SCRIPT>",
+    "</SCRIPT >",
+    "</script/>",
+    "</scripts>",
+    "<script/>",
+    "<style>",
+    "</style>",
+    "<!--",
+    "-->",
+    "--!>",
+    "<!-->",
+    "-",
+    "<!",
+    "<svg>",
+    "</svg>",
+    "<svg/>",
+    "<math>",
+    "</math>",
+    "<title>",
+    "</title>",
+    "<textarea>",
+    "</textarea>",
+    "<noscript>",
+    "</noscript>",
+    "<iframe>",
+    "</iframe>",
+    "<xmp>",
+    "</xmp>",
+    "<foreignObject>",
+    "</foreignObject>",
+    "<desc>",
+    "<mi>",
+    "</mi>",
+    "<annotation-xml>",
+    "<font color=red>",
+    "<font>",
+    "<p>",
+    "</p>",
+    "<div>",
+    "</div>",
+    "<br>",
+    "</br>",
+    "<select>",
+    "</select>",
+    "<option>",
+    "<table>",
+    "<td>",
+    "<tr>",
+    "<template>",
+    "</template>",
+    "<head>",
+    "<body>",
+    "<a title='>'>",
+    "<a href=x rel=y>",
+    "<a x=1>",
+    "<link href=a id=b>",
+    "<meta charset=utf-8 class=c>",
+    "</a>",
+    "<b x=\"</script>\">",
+    "<i a=b/>",
+    "<![CDATA[",
+    "]]>",
+    "<!-- c -->",
+    "<!-- <p> --!>",
+    "<!---->",
+    "<?pi>",
+    "<!doctype html>",
+    "<frameset>",
+    "<plaintext>",
+    "<path/>",
+    "<g>",
+    "</g>",
+    "text",
+    "a<b",
+    "<",
+    ">",
+    "'",
+    "\"",
+    "/",
+    "=",
+    " ",
+    "\n",
+    "\r",
+    "\u{0}",
+    "é",
+    "<div data-x=1>",
+    "<p title=\"a>b\" class=c>",
+    "<div x y=1 z = '2' id=k>",
+    "<img src=a alt=b>",
+    "<p id=a/>",
+    "<div x='1'y=2>",
+    "<input type=hidden x=1>",
+    "<template shadowrootmode=open x=1>",
+    "<div CLASS=a DATA-X=1>",
+    "<span x=1/>",
+    "<svg x=1/>",
+    "<b x=1>",
+    "</div x=1>",
+    "<td x=1 colspan=2>",
+    "<input type=hidden x=1/>",
+    "<p id=a x=\"1\"/>",
+    "<div x",
+    " y=1",
+    "/>",
+    // What `feed` reads itself, and what it leaves to the tokenizer.
+    "&amp;",
+    "&amp",
+    "&notin",
+    "a&b",
+    "<p a=\"&amp;\">",
+    "<p a=x&y>",
+    "<pre>",
+    "<div CLASS=a class=b id=c ID=d>",
+    "<svg></svg>",
+    "<title></title>",
+    "<textarea></textarea>",
+    "<noscript></noscript>",
+    "<plaintext></plaintext>",
+    "\u{feff}",
+    "<x-y>",
+    "</x-y>",
+    "<a/b>",
+    "</>",
+    "</ p>",
+    "<p\n\tclass=\"a\"\n>",
+    "<br/ >",
+    "<p =a>",
+    "<p a= >",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    // Verifies: REQ-PAGE-006 (the skip changes the work, not the result)
+    #[test]
+    fn skip_preserves_tree(pieces in proptest::collection::vec(0..PIECES.len(), 0..48)) {
+        let html: String = pieces.into_iter().map(|i| PIECES[i]).collect();
+        same_tree(&html);
+    }
+}
+
+/// Pieces of scripts: the escape states.
+const SCRIPT_PIECES: &[&str] = &[
+    "<script>",
+    "</script>",
+    "<script ",
+    "</script ",
+    "<!--",
+    "-->",
+    "--",
+    "-",
+    "<!",
+    "<",
+    ">",
+    "/",
+    "x",
+    "<p>",
+    "</p>",
+    "<style>",
+    "</style>",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    // Verifies: REQ-PAGE-006
+    #[test]
+    fn skip_preserves_script_escapes(
+        pieces in proptest::collection::vec(0..SCRIPT_PIECES.len(), 0..32),
+    ) {
+        let html: String = pieces.into_iter().map(|i| SCRIPT_PIECES[i]).collect();
+        same_tree(&html);
+    }
+}
+
+#[test]
+fn skip_preserves_the_tree_of_real_pages() {
+    for page in [
+        include_str!("../../../testdata/pages/article-spacereview.html"),
+        include_str!("../../../testdata/pages/documentation-rhino.html"),
+        include_str!("../../../testdata/pages/forum-archlinux.html"),
+    ] {
+        same_tree(page);
+    }
+}

@@ -1,0 +1,368 @@
+//! Pass 1, exclusion: what is never main content, by what an element is
+//! (its name, its attributes, what its class and id say) and, once the
+//! text is weighed, by what it holds (boilerplate blocks that hold little
+//! of the page's text, a comment section after an article's prose, a
+//! series of dated items appended to an article).
+
+use html5ever::{LocalName, local_name};
+
+use super::is;
+use super::names::{Names, caption_name};
+use super::weights::Weight;
+use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
+
+/// Largest share of the page's text a block named as boilerplate may hold
+/// and still be dropped.
+const BOILERPLATE_SHARE_MAX: f64 = 0.3;
+
+/// Prose outside a block named as a comment section that makes the block
+/// the page's comments, not its content, however long the thread: a forum
+/// page's posts are its content, an article's readers' comments are not.
+const COMMENTS_REST_MIN: u32 = 400;
+
+/// The comment section may hold at most this many times the prose outside
+/// it.
+const COMMENTS_REST_RATIO: u32 = 4;
+
+/// Prose before a series of dated items (see [`drop_appended_series`])
+/// that makes the series an appendix of an article: a text of its own,
+/// longer than a thread's title or a listing's introduction.
+const APPENDED_PROSE_MIN: u32 = 400;
+
+/// Fewest dated items that make a series.
+const SERIES_MIN: usize = 3;
+
+/// How many times an item's mean text the prose before a series must be
+/// for the series to be an appendix.
+const APPENDED_ITEM_RATIO: u32 = 3;
+
+/// Walks the tree in pre-order, excluding elements by what they are;
+/// exclusion is inherited. Returns the order, which the later passes
+/// walk too, and the nodes excluded.
+pub(super) fn exclude<'a>(
+    dom: &'a Dom,
+    lenient: bool,
+    names: &mut Names<'a>,
+) -> (Vec<NodeId>, Vec<bool>) {
+    let n = dom.nodes.len();
+    let mut skip = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack = vec![DOCUMENT];
+    // Whether a node is inside an `<article>` or a `<section>`.
+    let mut sectioned = vec![false; n];
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        let node = &dom.nodes[id];
+        let parent_skipped = node.parent.is_some_and(|p| skip[p]);
+        if let Some(p) = node.parent {
+            sectioned[id] = sectioned[p]
+                || is(dom, p, &local_name!("article"))
+                || is(dom, p, &local_name!("section"));
+        }
+        skip[id] = parent_skipped
+            || match &node.data {
+                // A `<header>` inside an article or a section heads that
+                // piece (its title, date, summary), not the site: HTML
+                // maps only a page-level header to the banner landmark.
+                Data::Element(e)
+                    if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
+                {
+                    hidden(e, lenient) || furniture_role(e) || names.hides(e)
+                }
+                Data::Element(e) => excluded(e, lenient, names),
+                Data::Other => true,
+                _ => false,
+            };
+        // Children pushed in reverse so they pop in document order.
+        let mut child = node.last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    (order, skip)
+}
+
+/// Prose before each node in document order: an article's comments
+/// follow its text; on a thread, what precedes the replies is the
+/// question, and what prose there is elsewhere is sidebars.
+pub(super) fn prose_before(dom: &Dom, order: &[NodeId], weight: &[Weight]) -> Vec<u32> {
+    let mut before = vec![0u32; dom.nodes.len()];
+    let mut running = 0u32;
+    for &id in order {
+        before[id] = running;
+        let below = dom
+            .children(id)
+            .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
+        running = running.saturating_add(weight[id].para.saturating_sub(below));
+    }
+    before
+}
+
+/// Drops the blocks named as boilerplate, unless they hold much of the
+/// page's text: a layout wrapper named "has-sidebar" holds the content.
+/// A comment section goes however long when the page has prose of its own
+/// before it (`before`, from [`prose_before`]); on a page of prose,
+/// captions go too.
+pub(super) fn drop_boilerplate<'a>(
+    dom: &'a Dom,
+    order: &[NodeId],
+    body: NodeId,
+    weight: &[Weight],
+    before: &[u32],
+    names: &mut Names<'a>,
+    skip: &mut [bool],
+) {
+    let n = dom.nodes.len();
+    let body_plain = f64::from(weight[body].plain());
+    // Captions are dropped from prose only: in a gallery or a collection
+    // they are the items' text.
+    let page_prose = weight[body].is_prose();
+    let mut nested = vec![false; n];
+    let mut thread = vec![false; n];
+    for &id in order {
+        // Replies nested in a thread are judged with the thread (what is
+        // skipped already is not read for it: only its own nodes, skipped
+        // too, would be).
+        thread[id] = !skip[id]
+            && dom
+                .element(id)
+                .is_some_and(|e| names.comments(e) && names.boilerplate(e));
+        if let Some(p) = dom.nodes[id].parent {
+            nested[id] = nested[p] || thread[p];
+        }
+    }
+    for &id in order {
+        if skip[id] {
+            continue;
+        }
+        if let Some(e) = dom.element(id)
+            && !matches!(
+                e.html_name(),
+                Some(
+                    &local_name!("html")
+                        | &local_name!("body")
+                        | &local_name!("main")
+                        | &local_name!("article")
+                )
+            )
+            && (names.boilerplate(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
+            && (f64::from(weight[id].plain()) < BOILERPLATE_SHARE_MAX * body_plain
+                || (names.comments(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
+        {
+            mark_subtree(dom, id, skip);
+        }
+    }
+}
+
+/// Elements that are never main content.
+fn never_content(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("head")
+            | local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("iframe")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("svg")
+            | local_name!("math")
+            | local_name!("canvas")
+            | local_name!("button")
+            | local_name!("input")
+            | local_name!("select")
+            | local_name!("textarea")
+            | local_name!("option")
+            | local_name!("nav")
+            | local_name!("aside")
+            | local_name!("footer")
+            | local_name!("header")
+            | local_name!("dialog")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("label")
+            | local_name!("menu")
+            | local_name!("figcaption")
+    )
+}
+
+/// Hidden or non-rendered by its attributes.
+fn hidden(e: &Element, lenient: bool) -> bool {
+    if e.has_attr(&local_name!("hidden")) {
+        // React's streamed server rendering parks the page's content in
+        // `<div hidden id="S:0">` until a script moves it in place.
+        let streamed = e
+            .attr(&local_name!("id"))
+            .is_some_and(|id| id.starts_with("S:"));
+        return !(lenient && streamed);
+    }
+    if e.attr(&local_name!("aria-hidden"))
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        return true;
+    }
+    if e.attr(&local_name!("type"))
+        .is_some_and(|v| v.eq_ignore_ascii_case("hidden"))
+    {
+        return true;
+    }
+    !lenient && e.attr(&local_name!("style")).is_some_and(style_hides)
+}
+
+/// Whether an inline style hides its element.
+pub(super) fn style_hides(style: &str) -> bool {
+    // Only a value right after a colon can: most styles have none that
+    // starts with `n`, `h` or `c`, and need no closer look.
+    let may_hide = |colon: usize| {
+        style[colon + 1..]
+            .trim_start()
+            .starts_with(['n', 'N', 'h', 'H', 'c', 'C'])
+    };
+    if !memchr::memchr_iter(b':', style.as_bytes()).any(may_hide) {
+        return false;
+    }
+    let s: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    s.contains("display:none")
+        || s.contains("visibility:hidden")
+        || s.contains("visibility:collapse")
+}
+
+/// Roles that mark navigation and page furniture.
+fn furniture_role(e: &Element) -> bool {
+    e.attr(&local_name!("role")).is_some_and(|r| {
+        matches!(
+            r.trim().to_ascii_lowercase().as_str(),
+            "navigation"
+                | "banner"
+                | "contentinfo"
+                | "complementary"
+                | "search"
+                | "menu"
+                | "menubar"
+                | "dialog"
+                | "alertdialog"
+                | "tooltip"
+        )
+    })
+}
+
+/// Whether the prose before a comment section makes the page an article
+/// with comments rather than a thread.
+fn rest_is_prose(rest: u32, comments: u32) -> bool {
+    rest >= COMMENTS_REST_MIN && rest.saturating_mul(COMMENTS_REST_RATIO) >= comments
+}
+
+/// Whether an image is below a node.
+fn holds_image(dom: &Dom, id: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if is(dom, n, &local_name!("img")) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
+}
+
+/// Whether an element (not its ancestors) is excluded.
+fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
+    match e.html_name() {
+        Some(&local_name!("noscript")) if lenient => {}
+        Some(n) if never_content(n) => return true,
+        Some(_) => {}
+        // SVG and MathML content is drawing, not text.
+        None => return true,
+    }
+    hidden(e, lenient) || furniture_role(e) || names.hides(e)
+}
+
+/// Drops the series of dated items that follow an article's prose: a
+/// block whose children with text are mostly items that carry a date of
+/// their own (a `<time>`, or an element with a `datetime`), three at
+/// least, with a text of prose before it in the document outside it.
+/// Readers' comments and "more stories" teasers have that shape, by
+/// structure and whatever their names; an article's paragraphs do not
+/// carry dates of their own. A thread's or a listing's own items have
+/// little prose before them (a title, an introduction), so they stay;
+/// series nested in an item of a series are judged with the outer one.
+pub(super) fn drop_appended_series(
+    dom: &Dom,
+    order: &[NodeId],
+    weight: &[Weight],
+    before: &[u32],
+    skip: &mut [bool],
+) {
+    let n = dom.nodes.len();
+    // Whether a date element is at or below each node (post-order), in
+    // the excluded parts too: an item's date often sits in its footer.
+    let mut dated = vec![false; n];
+    for &id in order.iter().rev() {
+        if dom.element(id).is_some_and(|e| {
+            e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
+        }) {
+            dated[id] = true;
+        }
+        if dated[id]
+            && let Some(p) = dom.nodes[id].parent
+        {
+            dated[p] = true;
+        }
+    }
+    let mut in_series = vec![false; n];
+    for &id in order {
+        if let Some(p) = dom.nodes[id].parent {
+            in_series[id] |= in_series[p];
+        }
+        if skip[id] || in_series[id] || !dated[id] || dom.element(id).is_none() {
+            continue;
+        }
+        // Children with text, and those of them that are dated items of
+        // the most frequent tag (the series' own shape).
+        let mut items = 0usize;
+        let mut tags: Vec<(&LocalName, usize)> = Vec::new();
+        for c in dom.children(id) {
+            if skip[c] || weight[c].text == 0 {
+                continue;
+            }
+            let Some(tag) = dom.element(c).and_then(Element::html_name) else {
+                continue;
+            };
+            items += 1;
+            if dated[c] {
+                match tags.iter_mut().find(|(t, _)| *t == tag) {
+                    Some((_, count)) => *count += 1,
+                    None => tags.push((tag, 1)),
+                }
+            }
+        }
+        let alike = tags.iter().map(|&(_, count)| count).max().unwrap_or(0);
+        if alike >= SERIES_MIN && alike * 2 >= items {
+            in_series[id] = true;
+            // Each item is short beside the text before them: an article
+            // dwarfs its comments and teasers; a thread's first post is
+            // about the size of a reply.
+            let per_item = weight[id].text.saturating_sub(weight[id].link)
+                / u32::try_from(items).unwrap_or(u32::MAX);
+            if before[id] >= APPENDED_PROSE_MIN
+                && before[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
+            {
+                mark_subtree(dom, id, skip);
+            }
+        }
+    }
+}
+
+/// Marks a node and everything below it as skipped.
+fn mark_subtree(dom: &Dom, id: NodeId, skip: &mut [bool]) {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        skip[n] = true;
+        stack.extend(dom.children(n));
+    }
+}

@@ -1,0 +1,199 @@
+//! Pass 4, pruning inside the root: small link-heavy blocks (a tag cloud,
+//! a "read more" row) and, on prose pages, link-heavy blocks without a
+//! paragraph and the links before the article's start; not on a listing,
+//! whose items are links. The heading that repeats the document's title
+//! goes too (the title is returned apart).
+
+use html5ever::local_name;
+
+use super::is;
+use super::root::is_container;
+use super::weights::Weight;
+use crate::page::dom::{Data, Dom, Element, NodeId};
+
+/// Drops the small link-heavy blocks inside `root`: navigation of a kind,
+/// unless the root itself is mostly links (a listing of linked items).
+pub(super) fn drop_link_blocks(
+    dom: &Dom,
+    order: &[NodeId],
+    root: NodeId,
+    prose: bool,
+    weight: &[Weight],
+    skip: &mut [bool],
+) {
+    let listing = weight[root].link * 2 > weight[root].text;
+    if listing {
+        return;
+    }
+    for &id in order {
+        if skip[id] || dom.element(id).is_none() || id == root {
+            continue;
+        }
+        let w = weight[id];
+        if !is_block_container(dom, id) || w.text == 0 {
+            continue;
+        }
+        // Small and mostly links; or, on a page of prose, no paragraph
+        // and many links (a "related" box, a tag list, a share row). A
+        // short paragraph of the prose that is mostly a link ("For more,
+        // see chapter 4") stays.
+        if ((w.text < 600 && w.link * 10 > w.text * 7)
+            || (prose && w.para == 0 && w.link * 2 > w.text))
+            && !link_sentence_in_prose(dom, id, weight, skip)
+        {
+            skip[id] = true;
+        }
+    }
+}
+
+/// Drops the heading that repeats the document's title: the title is
+/// returned on its own, an agent need not read it twice.
+pub(super) fn drop_title_heading(dom: &Dom, order: &[NodeId], title: &str, skip: &mut [bool]) {
+    let title = title.to_lowercase();
+    if let Some(h1) = order.iter().copied().find(|&id| {
+        !skip[id] && is(dom, id, &local_name!("h1")) && {
+            let text = text_of(dom, id).to_lowercase();
+            !text.is_empty() && title.contains(&text)
+        }
+    }) {
+        skip[h1] = true;
+    }
+}
+
+/// Skips, among the nodes of `root` that come before its first heading or
+/// prose paragraph (walking down into the first container that holds
+/// one), those whose text is mostly links.
+pub(super) fn trim_link_lead_in(dom: &Dom, root: NodeId, weight: &[Weight], skip: &mut [bool]) {
+    let mut parent = root;
+    // Bounded by the tree's depth: each turn goes one level down.
+    'levels: loop {
+        let mut lead = Vec::new();
+        for c in dom.children(parent) {
+            if skip[c] || weight[c].text == 0 {
+                continue;
+            }
+            if weight[c].para > 0 || holds_heading(dom, c, skip) {
+                // The start is inside this child: look at what precedes it
+                // there too, unless the child is the start itself.
+                for l in lead {
+                    skip[l] = true;
+                }
+                if is_container(dom, c) && !is_heading(dom, c) {
+                    parent = c;
+                    continue 'levels;
+                }
+                break 'levels;
+            }
+            if weight[c].link * 2 > weight[c].text {
+                lead.push(c);
+            } else {
+                // Text that is not links before the start: leave it all.
+                break 'levels;
+            }
+        }
+        break;
+    }
+}
+
+fn is_heading(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| matches!(*n, local_name!("h1") | local_name!("h2")))
+}
+
+/// Whether an `<h1>` or `<h2>` not skipped is at or below a node.
+fn holds_heading(dom: &Dom, id: NodeId, skip: &[bool]) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if is_heading(dom, n) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
+}
+
+/// Whether a node is a paragraph of one link and a few words of a
+/// sentence around it (three at least: "For more, see …", not a label
+/// such as "Read more:") set between paragraphs of prose (the element
+/// before it and the one after it, where there is one, are prose
+/// paragraphs): a sentence of the article that is mostly a link, not a
+/// block of links.
+fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+    if !is(dom, id, &local_name!("p")) || weight[id].link >= weight[id].text {
+        return false;
+    }
+    let (mut links, mut words) = (0, 0);
+    let mut stack = vec![(id, false)];
+    while let Some((n, in_link)) = stack.pop() {
+        let link = in_link || is(dom, n, &local_name!("a"));
+        links += usize::from(link && !in_link);
+        if let (Data::Text(t), false) = (&dom.nodes[n].data, link) {
+            words += t
+                .split_whitespace()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .count();
+        }
+        stack.extend(dom.children(n).map(|c| (c, link)));
+    }
+    if links != 1 || words < 3 {
+        return false;
+    }
+    let prose_para = |n: Option<NodeId>| {
+        n.is_some_and(|n| !skip[n] && is(dom, n, &local_name!("p")) && weight[n].para > 0)
+    };
+    let sibling = |mut n: Option<NodeId>, forward: bool| {
+        while let Some(c) = n {
+            if dom.element(c).is_some() {
+                return Some(c);
+            }
+            n = if forward {
+                dom.nodes[c].next
+            } else {
+                dom.nodes[c].prev
+            };
+        }
+        None
+    };
+    let before = sibling(dom.nodes[id].prev, false);
+    let after = sibling(dom.nodes[id].next, true);
+    (before.is_some() || after.is_some())
+        && (before.is_none() || prose_para(before))
+        && (after.is_none() || prose_para(after))
+}
+
+/// The text below a node, whitespace collapsed.
+fn text_of(dom: &Dom, id: NodeId) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if let Data::Text(t) = &dom.nodes[n].data {
+            words.extend(t.split_whitespace());
+        }
+        let mut child = dom.nodes[n].last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    words.join(" ")
+}
+
+/// Containers whose link density decides whether they are navigation.
+fn is_block_container(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| {
+            matches!(
+                *n,
+                local_name!("div")
+                    | local_name!("ul")
+                    | local_name!("ol")
+                    | local_name!("section")
+                    | local_name!("p")
+            )
+        })
+}

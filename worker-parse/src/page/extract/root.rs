@@ -1,0 +1,143 @@
+//! Pass 3, root: from `<body>` (or a `<main>` that holds half the text),
+//! the descent into the container child that holds most of the node's
+//! weight, while one does.
+
+use html5ever::local_name;
+
+use super::is;
+use super::weights::Weight;
+use crate::page::dom::{DOCUMENT, Dom, Element, NodeId};
+
+/// Share of a node's non-link text a child must hold for the root to move
+/// into it.
+const DESCEND_SHARE: f64 = 0.7;
+
+/// On a page of prose, the least share of a node's text outside links a
+/// child must hold for the root to move into it, however much of the
+/// paragraphs it holds: a product's or a service's page has a paragraph
+/// of blurb beside specifications, lists and tables that are its content
+/// too, where an article's body holds most of its container's text.
+const PROSE_DESCEND_TEXT_SHARE: f64 = 1.0 / 3.0;
+
+/// Off prose, link text counts for the descent divided by this: a listing's
+/// linked items count, a sidebar of links counts less than text.
+const LINK_DISCOUNT: u32 = 3;
+
+/// [`DESCEND_SHARE`] for table rows and cells.
+const TABLE_DESCEND_SHARE: f64 = 0.85;
+
+/// The `<body>` (the document when there is none).
+pub(super) fn body(dom: &Dom, order: &[NodeId]) -> NodeId {
+    order
+        .iter()
+        .copied()
+        .find(|&id| is(dom, id, &local_name!("body")))
+        .unwrap_or(DOCUMENT)
+}
+
+/// Where the descent starts: `body`, or a `<main>` (or role=main) holding
+/// most of the text, which is the root outright.
+pub(super) fn start(
+    dom: &Dom,
+    order: &[NodeId],
+    body: NodeId,
+    weight: &[Weight],
+    skip: &[bool],
+) -> NodeId {
+    let mut root = body;
+    if let Some(main) = order.iter().copied().find(|&id| {
+        !skip[id]
+            && dom.element(id).is_some_and(|e| {
+                e.html_name() == Some(&local_name!("main"))
+                    || e.attr(&local_name!("role")) == Some("main")
+            })
+    }) && f64::from(weight[main].plain()) >= 0.5 * f64::from(weight[body].plain())
+    {
+        root = main;
+    }
+    root
+}
+
+/// Descends from `start` into the container child that holds most of the
+/// node's weight, while one does. `prose` is whether `start` holds a page
+/// of prose ([`Weight::is_prose`]).
+pub(super) fn descend(
+    dom: &Dom,
+    start: NodeId,
+    prose: bool,
+    weight: &[Weight],
+    skip: &[bool],
+) -> NodeId {
+    let mut root = start;
+    // On a page of prose, paragraphs lead the descent (teasers, link
+    // lists and widgets around an article carry text too, but rarely in
+    // paragraphs); elsewhere all text outside links does.
+    let measure = |id: NodeId| {
+        if prose {
+            weight[id].para
+        } else {
+            weight[id].plain() + weight[id].link / LINK_DISCOUNT
+        }
+    };
+    loop {
+        let total = f64::from(measure(root));
+        let best = dom
+            .children(root)
+            .filter(|&c| !skip[c] && is_container(dom, c))
+            .max_by_key(|&c| measure(c));
+        match best {
+            Some(c)
+                if total > 0.0
+                    && f64::from(measure(c)) >= descend_share(dom, c) * total
+                    && (!prose
+                        || f64::from(weight[c].plain())
+                            >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[root].plain())) =>
+            {
+                root = c
+            }
+            _ => break,
+        }
+    }
+    // A table's body alone renders as rows of text: the table, which the
+    // renderer writes as one, is the root instead.
+    if is(dom, root, &local_name!("tbody"))
+        && let Some(table) = dom.nodes[root].parent
+    {
+        root = table;
+    }
+    root
+}
+
+/// The share of its parent's text a child must hold for the root to move
+/// into it: higher for table rows and cells, where a layout table's other
+/// cells are sidebars but a data table's other rows are content.
+fn descend_share(dom: &Dom, id: NodeId) -> f64 {
+    if is(dom, id, &local_name!("tr")) || is(dom, id, &local_name!("td")) {
+        TABLE_DESCEND_SHARE
+    } else {
+        DESCEND_SHARE
+    }
+}
+
+/// Elements the root may move into: those that group blocks. A paragraph,
+/// a list item or a heading is never the root, however dominant.
+pub(super) fn is_container(dom: &Dom, id: NodeId) -> bool {
+    dom.element(id)
+        .and_then(Element::html_name)
+        .is_some_and(|n| {
+            matches!(
+                *n,
+                local_name!("div")
+                    | local_name!("section")
+                    | local_name!("article")
+                    | local_name!("main")
+                    | local_name!("center")
+                    | local_name!("table")
+                    | local_name!("tbody")
+                    | local_name!("tr")
+                    | local_name!("td")
+                    | local_name!("span")
+                    | local_name!("font")
+            )
+        })
+}
