@@ -4,13 +4,15 @@
 //! numbers (no character a value from the file could bring), and no
 //! credential the secret check finds in the file appears in a problem's
 //! message or path. A configuration that loads has the
-//! bounds its schema promises.
+//! bounds its schema promises, and none of its secret references (the
+//! variable names and paths `check`, `serve` and `health` print) looks like
+//! a secret or holds one the secret check finds in the file.
 #![no_main]
 
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_core::fuzzing::load_config;
+use rypsok_core::fuzzing::{load_config, reference_looks_like_secret};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -24,6 +26,14 @@ fuzz_target!(|data: &[u8]| {
             assert!(config.search.query_max_chars >= 1);
             assert!(!config.search.languages.is_empty());
             assert!(config.fetch.max_chars <= config.fetch.max_chars_ceiling);
+            let secrets = common::credentials(text);
+            for key in config.credential_keys() {
+                let name = key.reference.name();
+                assert!(!reference_looks_like_secret(&name), "{}", key.key);
+                for secret in &secrets {
+                    assert!(!name.contains(secret.as_str()), "{}", key.key);
+                }
+            }
         }
         Err(problems) => {
             assert!(!problems.is_empty());

@@ -272,6 +272,56 @@ fn check_refuses_an_inline_secret_without_printing_it() {
     assert!(!stderr.contains("BSAxxx"), "{stderr}");
 }
 
+// Verifies: REQ-CFG-004 (a secret pasted where its reference belongs is never printed back: not by check, serve in either transport, nor health)
+#[test]
+fn a_secret_pasted_into_a_reference_key_is_never_printed_back() {
+    // Made-up values of a key's and a base64 token's shape.
+    const KEY: &str = "BSAq7Xk2Lm9Pz4Rt8Wv1Yb3Nc6Hd5Jf0";
+    const TOKEN: &str = "q1W2e3R4t5Y6u7I8o9P0aSdFgHjKlZx+cVbNm/8=";
+    let dir = TempDir::new("pasted-secret");
+    let path = dir.write(
+        "c.toml",
+        &format!(
+            "[http]\nbind = \"127.0.0.1:0\"\nauth_token_file = \"{TOKEN}\"\n\
+             [engines.brave]\ntype = \"brave\"\napi_key_env = \"{KEY}\"\n"
+        ),
+    );
+    let runs: [&[&str]; 4] = [
+        &["check"],
+        &["serve", "--transport", "stdio"],
+        &["serve", "--transport", "http"],
+        &["health"],
+    ];
+    for args in runs {
+        let out = Command::new(binary())
+            .args(args)
+            .arg("--config")
+            .arg(&path)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run rypsok");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        // The keys are named (health points to check), their values never
+        // shown.
+        if args != ["health"] {
+            assert!(
+                stderr.contains("engines.brave.api_key_env"),
+                "{args:?}: {stderr}"
+            );
+            assert!(
+                stderr.contains("http.auth_token_file"),
+                "{args:?}: {stderr}"
+            );
+        }
+        for secret in [KEY, TOKEN, "BSAq7Xk2", "q1W2e3R4"] {
+            assert!(!stderr.contains(secret), "{args:?}: {stderr}");
+            assert!(!stdout.contains(secret), "{args:?}: {stdout}");
+        }
+    }
+}
+
 // Verifies: REQ-CFG-005 (serve refuses to start on an invalid configuration)
 #[test]
 fn serve_does_not_start_on_an_invalid_configuration() {

@@ -95,3 +95,9 @@ pub fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
 pub fn load_config(text: &str) -> Result<Config, Vec<crate::ConfigProblem>> {
     crate::config::load::load_str(text)
 }
+
+/// Whether a secret reference's value (a variable name, a path) looks like
+/// a secret itself, by the rule the configuration refuses it with.
+pub fn reference_looks_like_secret(value: &str) -> bool {
+    crate::config::looks_like_secret(value)
+}

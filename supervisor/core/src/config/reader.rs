@@ -309,7 +309,14 @@ impl<'a> Section<'a> {
     ) -> Lookup<SecretRef> {
         let env = self.string(p, env_key);
         let file = self.string(p, file_key);
+        // A reference that looks like the secret itself (pasted into the
+        // wrong key) is refused here, before any message, log line or
+        // `check` report could print it back.
         let env = match env {
+            Lookup::Found(name) if looks_like_secret(name) => {
+                p.push(self.key_path(env_key), PASTED_SECRET_ENV);
+                Lookup::Invalid
+            }
             Lookup::Found(name) if !is_env_name(name) => {
                 p.push(
                     self.key_path(env_key),
@@ -320,6 +327,10 @@ impl<'a> Section<'a> {
             other => other,
         };
         let file = match file {
+            Lookup::Found(path) if looks_like_secret(path) => {
+                p.push(self.key_path(file_key), PASTED_SECRET_FILE);
+                Lookup::Invalid
+            }
             Lookup::Found("") => {
                 p.push(self.key_path(file_key), "expected a file path");
                 Lookup::Invalid
@@ -377,6 +388,40 @@ pub(super) fn as_strings(value: &Value) -> Option<Vec<&str>> {
 }
 
 /// POSIX-portable variable names: what a shell can export.
+/// The refusal of an `_env` key whose value looks like a secret.
+const PASTED_SECRET_ENV: &str = "expected the name of an environment variable \
+     (like BRAVE_API_KEY); the value looks like a credential itself and is not shown: \
+     put the credential in the environment and name the variable here";
+
+/// The refusal of a `_file` key whose value looks like a secret.
+const PASTED_SECRET_FILE: &str = "expected the path of a file holding the credential; \
+     the value looks like a credential itself and is not shown: \
+     put the credential in a file and name its path here";
+
+/// Whether the value of a secret reference looks like a secret rather than
+/// a variable name or a path: a credential of a format the secret check
+/// confirms, or a high-entropy run. A run is a stretch of letters, digits,
+/// `+` and `=` (the characters of keys and base64, without the separators
+/// names and paths are made of); it is high-entropy when it is at least 16
+/// characters long and mixes lower case, upper case and digits, or at
+/// least 32 long and mixes letters and digits (hex and lower-case tokens).
+/// Variable names are written in upper case with underscores and paths
+/// are words between separators, so neither has such a run.
+pub(crate) fn looks_like_secret(value: &str) -> bool {
+    if !crate::secret::find(value).is_empty() {
+        return true;
+    }
+    value
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '='))
+        .any(|run| {
+            let digit = run.bytes().any(|b| b.is_ascii_digit());
+            let lower = run.bytes().any(|b| b.is_ascii_lowercase());
+            let upper = run.bytes().any(|b| b.is_ascii_uppercase());
+            (run.len() >= 16 && digit && lower && upper)
+                || (run.len() >= 32 && digit && (lower || upper))
+        })
+}
+
 pub(super) fn is_env_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes

@@ -380,6 +380,53 @@ fn problems_never_echo_a_value_from_the_file() {
 }
 
 #[test]
+fn a_secret_pasted_into_a_reference_key_is_refused_without_being_shown() {
+    // Verifies: REQ-CFG-004 (a secret written where its reference belongs is refused and never printed back)
+    let pasted = [
+        "BSAq7Xk2Lm9Pz4Rt8Wv1Yb3Nc6Hd5Jf0",         // a Brave-shaped key
+        "q1W2e3R4t5Y6u7I8o9P0aSdFgHjKlZx+cVbNm/8=", // base64
+        "3f9a1c0e7b2d4f6a8c1e3b5d7f9a0c2e4b6d8f1a", // hex, lower case
+        "AKIAJ7Q2X5RZ3WBN4K6P",                     // a key id the secret check knows
+    ];
+    for value in pasted {
+        for (section, env, file) in [
+            (
+                "[engines.brave]\ntype = \"brave\"",
+                "api_key_env",
+                "api_key_file",
+            ),
+            ("[http]", "auth_token_env", "auth_token_file"),
+        ] {
+            for key in [env, file] {
+                let found = problems(&format!("{section}\n{key} = \"{value}\""));
+                assert_eq!(found.len(), 1, "{key} = {value}: {found:?}");
+                assert!(found[0].contains("is not shown"), "{found:?}");
+                assert!(!found[0].contains(value), "{found:?}");
+            }
+        }
+    }
+    // What references look like stays accepted: names in any case, paths.
+    for (key, value) in [
+        ("api_key_env", "BRAVE_API_KEY"),
+        ("api_key_env", "BRAVE_SEARCH_KEY_2026Q1_PRODUCTION"),
+        ("api_key_env", "braveKey"),
+        ("api_key_file", "/run/secrets/brave_api_key"),
+        (
+            "api_key_file",
+            "/var/lib/rypsok/credentials/Brave-Search-2026.key",
+        ),
+        ("api_key_file", "brave.key"),
+    ] {
+        let text = format!("[engines.brave]\ntype = \"brave\"\n{key} = \"{value}\"");
+        assert!(
+            problems(&text).is_empty(),
+            "{key} = {value}: {:?}",
+            problems(&text)
+        );
+    }
+}
+
+#[test]
 fn toml_syntax_error_tells_where_and_which_key_but_never_the_text() {
     // Verifies: REQ-CFG-004, REQ-CFG-005 (line, column and key; the parser's text, which quotes the file, is dropped)
     let found = problems("[http]\nbind = \"127.0.0.1:1\"\nauth_token = \"sk-live-x\n");
