@@ -24,6 +24,7 @@ use crate::vocabulary::vocabulary;
 pub use crate::engine::EngineType;
 pub use crate::vocabulary::{Category, SafeSearch};
 pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
+#[cfg(feature = "fuzzing")]
 pub(crate) use reader::looks_like_secret;
 
 /// The one configuration version this build understands (REQ-MAIN-003).

@@ -153,6 +153,44 @@ impl SecretKind {
     }
 }
 
+impl SecretKind {
+    /// Whether the format is written in upper case and digits only, prefix
+    /// included, so that its lower-cased form, upper-cased again, is the
+    /// credential itself: what a host name (case-insensitive, lower-cased
+    /// by the URL parser) can carry of it. Formats of one lower case are
+    /// found in a host name as they are; mixed-case formats lose their
+    /// confirmation when folded.
+    pub const fn is_upper_case_only(self) -> bool {
+        match self {
+            Self::AwsAccessKeyId => true,
+            Self::GithubToken
+            | Self::GithubFineGrainedToken
+            | Self::NpmToken
+            | Self::AwsSecretAccessKey
+            | Self::GitlabToken
+            | Self::SlackToken
+            | Self::SlackWebhook
+            | Self::StripeSecretKey
+            | Self::GoogleApiKey
+            | Self::OpenaiApiKey
+            | Self::AnthropicApiKey
+            | Self::PypiToken
+            | Self::Jwt
+            | Self::PrivateKey
+            | Self::AzureClientSecret
+            | Self::AzureStorageKey
+            | Self::TwilioApiSecret
+            | Self::SendgridApiKey
+            | Self::HuggingfaceToken
+            | Self::DigitaloceanToken
+            | Self::ShopifyToken
+            | Self::DatabricksToken
+            | Self::TelegramBotToken
+            | Self::DiscordWebhook => false,
+        }
+    }
+}
+
 /// One credential found in a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Finding {
@@ -198,6 +236,22 @@ pub fn find(text: &str) -> Vec<Finding> {
         });
     }
     findings
+}
+
+/// Finds the credentials in a host name as the URL parser gives it (lower
+/// case): those [`find`] sees, and, read again in upper case, those of the
+/// formats that are [upper case only](SecretKind::is_upper_case_only), which
+/// a host name carries folded (`akia….example` is the key `AKIA…`, and its
+/// name server sees it). Positions are the host's.
+pub fn find_in_host(host: &str) -> Vec<Finding> {
+    let found = find(host);
+    if !found.is_empty() {
+        return found;
+    }
+    find(&host.to_ascii_uppercase())
+        .into_iter()
+        .filter(|f| f.kind.is_upper_case_only())
+        .collect()
 }
 
 /// `text` with every finding replaced by its kind in brackets (for example

