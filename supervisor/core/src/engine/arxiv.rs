@@ -24,7 +24,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The arXiv driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
@@ -135,9 +135,8 @@ fn search_query(query: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(query: &str, time_range: Option<TimeRange>) -> SearchContext<'_> {
         SearchContext {

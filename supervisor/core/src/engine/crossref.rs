@@ -26,7 +26,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Crossref driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
@@ -101,9 +101,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(contact: &str, time_range: Option<TimeRange>) -> SearchContext<'_> {
         SearchContext {

@@ -31,8 +31,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The DuckDuckGo driver. Provider: Duck Duck Go, Inc.; interface: the HTML
 /// results page (scraping).

@@ -23,8 +23,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, TimeRange};
 
 /// The GDELT driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
@@ -97,7 +96,7 @@ const fn timespan(range: TimeRange) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
+    use crate::vocabulary::SafeSearch;
 
     #[test]
     fn asks_for_an_article_list_as_json() {

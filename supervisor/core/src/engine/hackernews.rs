@@ -22,7 +22,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Hacker News driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
@@ -103,9 +103,8 @@ fn by_date(endpoint: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(time_range: Option<TimeRange>) -> SearchContext<'static> {
         SearchContext {

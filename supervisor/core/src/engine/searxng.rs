@@ -33,8 +33,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The SearXNG driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {

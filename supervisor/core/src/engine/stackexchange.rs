@@ -29,7 +29,7 @@ use url::form_urlencoded;
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Stack Exchange driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
@@ -105,10 +105,9 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::Credential;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
         SearchContext {
