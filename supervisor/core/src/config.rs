@@ -21,9 +21,9 @@ use rypsok_proto::LogLevel;
 
 use crate::vocabulary::vocabulary;
 
-pub use crate::engine::EngineType;
 pub use crate::vocabulary::{Category, SafeSearch};
 pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
+pub use rypsok_proto::EngineKind;
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;
@@ -291,7 +291,7 @@ pub struct EngineConfig {
     /// The table name: lower-case ASCII identifier.
     pub id: String,
     /// The driver.
-    pub kind: EngineType,
+    pub kind: EngineKind,
     /// Switched on by the operator.
     pub enabled: bool,
     /// Categories served.

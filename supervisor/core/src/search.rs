@@ -26,6 +26,7 @@ use self::round_trip::EngineAnswer;
 use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
+use crate::engine::Driver;
 use crate::error::{DeniedReason, ToolError, UnavailableReason};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;

@@ -23,7 +23,7 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{date_of_unix, join_parts};
-use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
 
 /// `throttle_violation`: too many requests from this address or key.
 const THROTTLE_VIOLATION: u64 = 502;
@@ -32,6 +32,12 @@ const CREDENTIAL_ERRORS: [u64; 5] = [401, 402, 403, 405, 406];
 
 /// Tags listed in a snippet.
 const TAGS_LISTED: usize = 5;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -18,7 +18,6 @@
 //!   products to acknowledge arXiv ("Thank you to arXiv for use of its open
 //!   access interoperability"), which the README does, not every result.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -28,10 +27,8 @@ use crate::vocabulary::Category;
 
 /// The arXiv driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "arxiv",
     display_name: "arXiv",
     admission: ADMISSION,
-    wire: EngineKind::Arxiv,
     default_categories: &[Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,

@@ -20,7 +20,6 @@
 //!   the User-Agent; rypsok sends both when `[service] contact` is an
 //!   e-mail address.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -30,10 +29,8 @@ use crate::vocabulary::Category;
 
 /// The Crossref driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "crossref",
     display_name: "Crossref",
     admission: ADMISSION,
-    wire: EngineKind::Crossref,
     default_categories: &[Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,

@@ -17,7 +17,6 @@
 //!   Project is cited (<https://www.gdeltproject.org/about.html#termsofuse>):
 //!   results name the engine, and may be kept.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -27,10 +26,8 @@ use crate::vocabulary::{Category, TimeRange};
 
 /// The GDELT driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "gdelt",
     display_name: "GDELT DOC 2.0",
     admission: ADMISSION,
-    wire: EngineKind::Gdelt,
     default_categories: &[Category::News],
     credential: CredentialRule::None,
     in_default_set: true,

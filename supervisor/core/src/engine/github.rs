@@ -24,7 +24,7 @@
 //! - Terms: GitHub's API terms (<https://docs.github.com/en/site-policy/github-terms/github-terms-of-service#h-api-terms>)
 //!   ask for no attribution of search results.
 
-use rypsok_proto::{EngineKind, Header};
+use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
@@ -34,10 +34,8 @@ use crate::vocabulary::Category;
 
 /// The GitHub driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "github",
     display_name: "GitHub",
     admission: ADMISSION,
-    wire: EngineKind::GitHub,
     default_categories: &[Category::Code],
     credential: CredentialRule::Optional,
     in_default_set: true,

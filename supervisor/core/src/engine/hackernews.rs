@@ -16,7 +16,6 @@
 //!   treats the answers as not to be kept beyond the call until a term says
 //!   otherwise, and asks no attribution.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -26,10 +25,8 @@ use crate::vocabulary::Category;
 
 /// The Hacker News driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "hackernews",
     display_name: "Hacker News (Algolia)",
     admission: ADMISSION,
-    wire: EngineKind::HackerNews,
     default_categories: &[Category::News],
     credential: CredentialRule::None,
     in_default_set: true,

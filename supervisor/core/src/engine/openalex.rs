@@ -26,7 +26,6 @@
 //! - Query syntax and `filter=from_publication_date`: "Search works" and
 //!   "Filter works" (<https://docs.openalex.org/api-entities/works/search-works>).
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -36,10 +35,8 @@ use crate::vocabulary::Category;
 
 /// The OpenAlex driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "openalex",
     display_name: "OpenAlex",
     admission: ADMISSION,
-    wire: EngineKind::OpenAlex,
     default_categories: &[Category::Science],
     credential: CredentialRule::Optional,
     in_default_set: true,

@@ -27,7 +27,7 @@
 //! is followed for an engine). A proxy that wants a header of another name
 //! is not served.
 
-use rypsok_proto::{EngineKind, Header};
+use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
@@ -37,10 +37,8 @@ use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The SearXNG driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "searxng",
     display_name: "SearXNG",
     admission: ADMISSION,
-    wire: EngineKind::Searxng,
     default_categories: &[Category::General],
     credential: CredentialRule::Optional,
     in_default_set: false,

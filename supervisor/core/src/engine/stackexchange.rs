@@ -23,7 +23,6 @@
 //!   network's "Attribution required" policy spells out: results link to
 //!   the question and name the engine.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -33,10 +32,8 @@ use crate::vocabulary::Category;
 
 /// The Stack Exchange driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "stackexchange",
     display_name: "Stack Exchange",
     admission: ADMISSION,
-    wire: EngineKind::StackExchange,
     default_categories: &[Category::Code],
     credential: CredentialRule::Optional,
     in_default_set: true,

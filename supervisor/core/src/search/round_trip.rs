@@ -13,7 +13,7 @@ use rypsok_proto::{
 use tokio::time::{Instant, timeout_at};
 
 use crate::context::{ActiveEngine, Context};
-use crate::engine::SearchContext;
+use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
 use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
@@ -117,7 +117,7 @@ pub(super) async fn query_engine(
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let answer = EngineResponse {
-        engine: engine.config.kind.wire(),
+        engine: engine.config.kind,
         base_url: built.base_url,
         response,
     };
