@@ -11,12 +11,17 @@
 //! frames bounded by LIM-W1; a frame that does not decode is a
 //! [`FrameError`], and the peer that sent it is never trusted again.
 //!
+//! [`EngineKind`] names an engine type on the wire; it is made from the
+//! engine list, [`engine_list!`], from which the supervisor's driver registry
+//! and worker-parse's parser dispatch are made as well.
+//!
 //! [`limits`] holds every LIM value of the project in one place. The egress
 //! policy and the robots.txt matcher are rypsok-egress's: this crate only
 //! carries their data ([`NetInit`]'s policy, [`ParseResponse::Robots`]).
 #![forbid(unsafe_code)]
 
 mod date;
+mod engine;
 mod frame;
 pub mod limits;
 mod message;
@@ -26,12 +31,13 @@ pub mod probe_gate;
 mod serve;
 
 pub use date::{is_iso_date, iso_date_of_unix};
+pub use engine::EngineKind;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use message::{
-    Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
-    ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,
-    NetInit, NetRequest, NetResponse, PageParse, ParseRequest, ParseResponse, Profile,
-    SeccompLevel, ToWorker, WorkerHello, WorkerKind,
+    Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,
+    FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure, NetInit, NetRequest,
+    NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
+    WorkerHello, WorkerKind,
 };
 // The robots.txt rules are a parse answer's payload: named here with the
 // other messages, defined with their matcher.

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use rypsok_egress::robots::RobotsRules;
 use rypsok_egress::{EgressPolicy, Refusal};
 
+use crate::EngineKind;
+
 /// Which worker a process is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WorkerKind {
@@ -348,33 +350,6 @@ impl NetFailure {
             Self::Protocol => "protocol",
         }
     }
-}
-
-/// Engine drivers known to the parser (one per engine type).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum EngineKind {
-    /// MediaWiki Action API, `list=search`.
-    Wikipedia,
-    /// Brave Search API, web and news endpoints.
-    Brave,
-    /// DuckDuckGo's HTML results page (a scraping driver).
-    DuckDuckGo,
-    /// Crossref REST API, works search.
-    Crossref,
-    /// OpenAlex works search.
-    OpenAlex,
-    /// arXiv API query (an Atom feed).
-    Arxiv,
-    /// Hacker News search API by Algolia.
-    HackerNews,
-    /// GDELT DOC 2.0 API, article list as JSON.
-    Gdelt,
-    /// Stack Exchange API 2.3 search.
-    StackExchange,
-    /// GitHub REST search (repositories and issues).
-    GitHub,
-    /// An operator's own SearXNG instance, JSON output.
-    Searxng,
 }
 
 /// Work for worker-parse.

@@ -1,7 +1,8 @@
 //! Engine answer parsers: an engine's HTTP answer in, hits or a failure
 //! class out (REQ-ENG-005, REQ-ENG-006). One module per engine type, named
-//! as the driver's other half in the supervisor; the dispatch below has one
-//! arm per [`EngineKind`], so a new engine cannot go unparsed.
+//! as the driver's other half in the supervisor, with a `parse_answer`
+//! entry point; the dispatch below is made from the engine list
+//! (`rypsok_proto::engine_list!`), so a new engine cannot go unparsed.
 //!
 //! Everything here reads hostile bytes: no function panics on any input,
 //! and no provider text leaves except inside hits.
@@ -25,30 +26,30 @@ use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
 use rypsok_proto::{EngineFailure, EngineKind, EngineParse, Header};
 use serde_json::{Map, Value};
 
-/// Parses one engine answer with the parser of its driver.
-pub(crate) fn parse_engine_answer(
-    engine: EngineKind,
-    base_url: &str,
-    status: u16,
-    headers: &[Header],
-    body: &[u8],
-) -> EngineParse {
-    match engine {
-        EngineKind::Wikipedia => wikipedia::parse(base_url, status, headers, body),
-        // Brave's answers carry absolute URLs: no base to build on.
-        EngineKind::Brave => brave::parse(status, headers, body),
-        // An HTML page: its links are absolute or DuckDuckGo's own.
-        EngineKind::DuckDuckGo => duckduckgo::parse(status, body),
-        EngineKind::Crossref => crossref::parse(status, headers, body),
-        EngineKind::OpenAlex => openalex::parse(status, headers, body),
-        EngineKind::Arxiv => arxiv::parse(status, headers, body),
-        EngineKind::HackerNews => hackernews::parse(status, headers, body),
-        EngineKind::Gdelt => gdelt::parse(status, headers, body),
-        EngineKind::StackExchange => stackexchange::parse(status, headers, body),
-        EngineKind::GitHub => github::parse(status, headers, body),
-        EngineKind::Searxng => searxng::parse(status, headers, body),
-    }
+/// One engine answer, as every parser takes it.
+pub(crate) struct Answer<'a> {
+    /// Base for result URLs the driver builds itself (Wikipedia's article
+    /// path); empty for drivers whose answers carry absolute URLs.
+    pub(crate) base_url: &'a str,
+    pub(crate) status: u16,
+    pub(crate) headers: &'a [Header],
+    pub(crate) body: &'a [u8],
 }
+
+/// Makes the dispatch from the engine list: one arm per engine type, each
+/// calling the `parse_answer` of the module the list names.
+macro_rules! dispatch {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident,)+) => {
+        /// Parses one engine answer with the parser of its driver.
+        pub(crate) fn parse_engine_answer(engine: EngineKind, answer: &Answer<'_>) -> EngineParse {
+            match engine {
+                $(EngineKind::$variant => $module::parse_answer(answer),)+
+            }
+        }
+    };
+}
+
+rypsok_proto::engine_list!(dispatch);
 
 /// Hits kept from one answer by the parsers that share this bound. The
 /// supervisor asks for LIM-S3 (10); an endpoint that ignores the count

@@ -74,7 +74,13 @@ pub fn parse(req: ParseRequest) -> ParseResponse {
             headers,
             body,
         } => ParseResponse::Engine(engine::parse_engine_answer(
-            engine, &base_url, status, &headers, &body,
+            engine,
+            &engine::Answer {
+                base_url: &base_url,
+                status,
+                headers: &headers,
+                body: &body,
+            },
         )),
         ParseRequest::Page {
             body,

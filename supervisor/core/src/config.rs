@@ -21,11 +21,11 @@ use rypsok_proto::LogLevel;
 
 use crate::vocabulary::vocabulary;
 
-pub use crate::engine::EngineType;
 pub use crate::vocabulary::{Category, SafeSearch};
 pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
 #[cfg(feature = "fuzzing")]
 pub(crate) use reader::looks_like_secret;
+pub use rypsok_proto::EngineKind;
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;
@@ -293,7 +293,7 @@ pub struct EngineConfig {
     /// The table name: lower-case ASCII identifier.
     pub id: String,
     /// The driver.
-    pub kind: EngineType,
+    pub kind: EngineKind,
     /// Switched on by the operator.
     pub enabled: bool,
     /// Categories served.

@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 
 use crate::cache::SearchCache;
 use crate::config::{Config, EngineConfig, SecretRef};
-use crate::engine::Credential;
+use crate::engine::{Credential, Driver};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
 use crate::response::DisabledReason;

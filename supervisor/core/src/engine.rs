@@ -1,27 +1,39 @@
 //! The engine registry: one driver per engine type (REQ-ENG-001,
-//! REQ-ENG-004, REQ-ENG-010, REQ-CMP-001). Configuration, engine selection,
-//! `engine_status` and the tests read the list below; nothing else names an
-//! engine.
+//! REQ-ENG-004, REQ-ENG-010, REQ-CMP-001). The engine types are the engine
+//! list in rypsok-proto (`rypsok_proto::engine_list!`), which makes the wire
+//! enum [`EngineKind`]; the registry below maps each to its driver's `SPEC`,
+//! and worker-parse's dispatch to its parsers is made from the same list.
+//! Configuration, engine selection, `engine_status` and the tests read the
+//! registry; nothing else names an engine.
 //!
-//! A new engine type needs exactly:
+//! A new engine type `<name>` needs exactly:
 //!
-//! 1. `engine/<name>.rs` here, holding `pub(crate) const SPEC: EngineSpec`:
-//!    its `type` string, its admission record, its configuration defaults
-//!    and checks (categories, credential rule, whether the zero
-//!    configuration enables it) and its request builder (default endpoint
-//!    included), with the builder's tests;
-//! 2. one line in the `registry!` list below (the enum variant and the
-//!    module, in the preference order of the zero configuration);
-//! 3. one variant of the wire enum `rypsok_proto::EngineKind`, named in
-//!    `SPEC.wire`;
-//! 4. `engine/<name>.rs` in worker-parse with its parser, its arm in that
-//!    crate's `parse_engine_answer` (the match over the wire enum), and its
-//!    captured answers under worker-parse's `testdata/<name>/` (with a
-//!    `PROVENANCE.md`).
+//! 1. one line in the engine list, `proto/src/engine.rs`: `Variant =>
+//!    <name>` with its doc comment, in the preference order of the zero
+//!    configuration;
+//! 2. its supervisor driver, `engine/<name>.rs` here with its `mod` line
+//!    below: `pub(crate) const SPEC: EngineSpec` (its admission record, its
+//!    configuration defaults and checks: categories, credential rule,
+//!    whether the zero configuration enables it; its request builder with
+//!    the default endpoint) and the builder's tests;
+//! 3. its parser, worker-parse's `engine/<name>.rs` with its `mod` line in
+//!    that crate's `engine.rs`: a `parse_answer` entry point and its tests;
+//! 4. its test data: captured answers (`.json`, `.xml` or `.html`) under
+//!    worker-parse's `testdata/<name>/`, with a `PROVENANCE.md`;
+//! 5. its fuzz target: `fuzz/fuzz_targets/<name>_answer.rs` (a call of the
+//!    shared `common::check_engine_answer`), its `[[bin]]` in
+//!    `fuzz/Cargo.toml`, its dictionary in `fuzz/run.sh`, its seeds in
+//!    `fuzz/seed.sh` and its row in `fuzz/README.md`;
+//! 6. its row in the operator reference's engine table
+//!    (`packaging/docs/src/reference/configuration.md`), which a test
+//!    writes from the `SPEC` and compares.
 //!
-//! The tests in `engine/tests.rs` walk the whole list: every type loads
-//! from configuration, has a sound admission record, builds a request
-//! against a loopback endpoint, and parses its captured answers.
+//! The compiler finds a list line without its two modules. The tests in
+//! `engine/tests.rs` walk the whole list: every type loads from
+//! configuration, has a sound admission record, builds a request against a
+//! loopback endpoint, and parses its captured answers. An engine in the
+//! default set also joins the expected list of
+//! `absent_engines_table_gives_the_default_set_in_preference_order`.
 
 mod admission;
 mod arxiv;
@@ -43,28 +55,12 @@ use rypsok_proto::{EngineKind, Header};
 
 use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
-/// Lists the engine types: `Variant => module`, one line per engine, in the
-/// preference order of the zero configuration. Generates [`EngineType`] and
-/// its dispatch to each module's `SPEC`.
+/// The registry: each engine type's driver specification, the `SPEC` of
+/// the module the engine list names.
 macro_rules! registry {
-    ($($variant:ident => $module:ident),+ $(,)?) => {
-        /// Engine types (the `type` key): one per driver this build
-        /// contains.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum EngineType {
-            $(
-                #[doc = concat!("The `", stringify!($module), "` driver.")]
-                $variant,
-            )+
-        }
-
-        impl EngineType {
-            /// Every engine type, in the preference order of the zero
-            /// configuration.
-            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
-
-            /// The driver's specification.
-            pub(crate) const fn spec(self) -> &'static EngineSpec {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident,)+) => {
+        impl Driver for EngineKind {
+            fn spec(self) -> &'static EngineSpec {
                 match self {
                     $(Self::$variant => &$module::SPEC,)+
                 }
@@ -73,66 +69,36 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    Wikipedia => wikipedia,
-    Brave => brave,
-    DuckDuckGo => duckduckgo,
-    Crossref => crossref,
-    OpenAlex => openalex,
-    Arxiv => arxiv,
-    HackerNews => hackernews,
-    Gdelt => gdelt,
-    StackExchange => stackexchange,
-    GitHub => github,
-    Searxng => searxng,
-}
+rypsok_proto::engine_list!(registry);
 
-impl EngineType {
-    /// The `type` string.
-    pub const fn as_str(self) -> &'static str {
-        self.spec().name
-    }
-
-    /// Parses the `type` string.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|t| t.as_str() == text)
-    }
+/// What the supervisor knows of an engine type: its driver. A trait only
+/// because [`EngineKind`] is the wire's enum, declared in rypsok-proto; the
+/// registry above is its one implementation.
+pub(crate) trait Driver: Copy {
+    /// The driver's specification.
+    fn spec(self) -> &'static EngineSpec;
 
     /// The admission record (REQ-CMP-001).
-    pub(crate) const fn admission(self) -> &'static Admission {
+    fn admission(self) -> &'static Admission {
         &self.spec().admission
-    }
-
-    /// The parser worker-parse runs on this engine's answers.
-    pub(crate) const fn wire(self) -> EngineKind {
-        self.spec().wire
-    }
-
-    /// The engine type whose answers a wire parser reads.
-    #[cfg(test)]
-    pub(crate) fn from_wire(wire: EngineKind) -> Option<Self> {
-        Self::ALL.iter().copied().find(|t| t.wire() == wire)
     }
 
     /// Builds the engine request for a validated query, on the operator's
     /// endpoint template or the driver's own.
-    pub(crate) fn build(self, endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
+    fn build(self, endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
         (self.spec().build)(endpoint, ctx)
     }
 }
 
 /// Everything rypsok knows of one engine type, held in the driver's file.
+/// Its `type` string, which is also the table name of the engine the zero
+/// configuration sets up, is [`EngineKind::as_str`].
 #[derive(Debug)]
 pub(crate) struct EngineSpec {
-    /// The `type` string; also the driver's file name, and the table name
-    /// of the engine the zero configuration sets up.
-    pub(crate) name: &'static str,
     /// The provider's service as operators know it, for `check` messages.
     pub(crate) display_name: &'static str,
     /// What the provider asks of rypsok.
     pub(crate) admission: Admission,
-    /// The parser in worker-parse.
-    pub(crate) wire: EngineKind,
     /// Categories served when the operator lists none.
     pub(crate) default_categories: &'static [Category],
     /// Whether, and where by default, the engine reads a credential.
@@ -283,8 +249,8 @@ impl SearchContext<'_> {
     }
 }
 
-/// What the pipeline sends for one engine; the engine type's `wire` names
-/// the parser of the answer.
+/// What the pipeline sends for one engine; the answer goes to the parser of
+/// the same engine type.
 #[derive(Clone)]
 pub(crate) struct BuiltRequest {
     /// Absolute URL.

@@ -5,8 +5,11 @@
 //!
 //! Engine selection (`select.rs`) and ranking (`rank.rs`) are pure
 //! functions of their inputs; one engine's round trip through the two
-//! workers is `round_trip.rs`. This file holds the pipeline that ties them
-//! under the deadline.
+//! workers is `round_trip.rs`, which reports what happened and records
+//! nothing. This file holds the pipeline that ties them under the deadline,
+//! and is the one place that records what a call teaches about an engine's
+//! health (latency, provider pauses, circuit): only here is it known whether
+//! an engine that did not answer was late or cut by early completion.
 
 mod rank;
 mod round_trip;
@@ -19,9 +22,11 @@ use futures_util::stream::FuturesUnordered;
 use rypsok_proto::EngineHit;
 use tokio::time::{Instant, sleep_until};
 
+use self::round_trip::EngineAnswer;
 use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
+use crate::engine::Driver;
 use crate::error::{DeniedReason, ToolError, UnavailableReason};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
@@ -39,148 +44,260 @@ pub(crate) async fn search(
     args: SearchArgs,
     started: Instant,
 ) -> Result<SearchResponse, ToolError> {
-    let config = &ctx.config;
-    let deadline = started + Duration::from_millis(config.search.deadline_ms);
-    let grace = Duration::from_millis(config.search.grace_ms);
     let mut notices: Vec<Notice> = Vec::new();
     let mut args = args;
     // A query the privacy check found something in, and that goes out all
     // the same (`warn`, `mask`), bypasses the cache both ways (§12).
-    let warned = check_secrets(config.privacy.secret_detection, &mut args, &mut notices)?;
-    // The cache key of an engine whose answers may be cached in this call.
-    let key_of = |engine: &ActiveEngine| {
-        ctx.cache
-            .as_ref()
-            .filter(|_| !warned && engine.config.kind.admission().cacheable)
-            .map(|_| cache_key(ctx, caller, engine, &args))
+    let warned = check_secrets(ctx.config.privacy.secret_detection, &mut args, &mut notices)?;
+    let call = Call {
+        ctx,
+        caller,
+        args,
+        warned,
+        deadline: started + Duration::from_millis(ctx.config.search.deadline_ms),
     };
-    let lookup = |engine: &ActiveEngine| {
-        let key = key_of(engine)?;
-        ctx.cache.as_ref()?.get(&key)
-    };
-
     let select::Selected {
-        engines: selected,
+        engines,
         probes,
         cached,
         starts,
-    } = select::select(
+    } = select_engines(&call, started, &mut notices)?;
+    let gathered = gather(&call, &engines, &starts, cached).await;
+    let answered = record_answers(&call, engines, probes, gathered, &mut notices);
+    finish(&call, answered, notices)
+}
+
+/// One call's inputs once its query passed the secret check.
+struct Call<'a> {
+    ctx: &'a Context,
+    caller: &'a Caller,
+    args: SearchArgs,
+    /// The query carries a credential the operator lets go out (`warn`,
+    /// `mask`): the call neither reads nor fills the cache.
+    warned: bool,
+    deadline: Instant,
+}
+
+impl Call<'_> {
+    /// The cache key of `engine`'s request in this call, when its answers
+    /// may be cached.
+    fn cache_key(&self, engine: &ActiveEngine) -> Option<CacheKey> {
+        self.ctx
+            .cache
+            .as_ref()
+            .filter(|_| !self.warned && engine.config.kind.admission().cacheable)
+            .map(|_| cache_key(self.ctx, self.caller, engine, &self.args))
+    }
+
+    /// The cache's copy of `engine`'s answer to this call, if it may be
+    /// read and holds one.
+    fn cached(&self, engine: &ActiveEngine) -> Option<Vec<EngineHit>> {
+        let key = self.cache_key(engine)?;
+        self.ctx.cache.as_ref()?.get(&key)
+    }
+
+    /// Keeps `engine`'s fresh answer for later calls, when it may be kept.
+    fn store(&self, engine: &ActiveEngine, hits: &[EngineHit]) {
+        if let (Some(cache), Some(key)) = (&self.ctx.cache, self.cache_key(engine)) {
+            let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
+            // An answer too large to keep is a miss next time.
+            let _ = cache.put(key, bounded.cloned().collect());
+        }
+    }
+}
+
+/// Step 1: the engines this call asks (skipped ones become notices), or
+/// `unavailable` when none is left.
+fn select_engines<'a>(
+    call: &Call<'a>,
+    started: Instant,
+    notices: &mut Vec<Notice>,
+) -> Result<select::Selected<'a>, ToolError> {
+    let ctx = call.ctx;
+    let selected = select::select(
         ctx.active_engines(),
-        &args,
+        &call.args,
         &ctx.health,
         started,
-        deadline,
-        lookup,
-        &mut notices,
+        call.deadline,
+        |engine| call.cached(engine),
+        notices,
     );
-    if selected.is_empty() {
+    if selected.engines.is_empty() {
         return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
     }
-    let from_cache = cached.iter().filter(|c| c.is_some()).count();
+    let from_cache = selected.cached.iter().filter(|c| c.is_some()).count();
     tracing::info!(
         event = "search_engines",
-        asked = selected.len() - from_cache,
+        asked = selected.engines.len() - from_cache,
         from_cache,
         "engines selected"
     );
+    Ok(selected)
+}
 
-    // Query every engine at once; collect answers until all are in, or one
-    // engine filled max_results and the grace ran out, or the deadline.
-    let mut running: FuturesUnordered<_> = selected
+/// What the engines said by the time the call stopped waiting, by the
+/// index of the selected engines; `None` for an engine still running.
+struct Gathered {
+    answers: Vec<Option<EngineAnswer>>,
+    /// The wait ended at the grace after an engine filled `max_results`,
+    /// not at the deadline: an engine still running was cut, not late.
+    cut_early: bool,
+}
+
+/// When the call stops waiting for engines: the deadline, or earlier, at
+/// the end of the grace that the first answer filling `max_results` starts
+/// (early completion, REQ-AGG-004).
+struct StopAt {
+    at: Instant,
+    grace: Duration,
+    cut_early: bool,
+}
+
+impl StopAt {
+    /// An answer of `hits` results came in.
+    fn heard(&mut self, hits: usize, max_results: usize) {
+        if hits < max_results {
+            return;
+        }
+        let grace_end = Instant::now() + self.grace;
+        if grace_end < self.at {
+            self.at = grace_end;
+            self.cut_early = true;
+        }
+    }
+}
+
+/// Step 2: queries every selected engine not answered from the cache at
+/// once (a paced driver at its slot in `starts`), and collects answers
+/// until all are in, or one engine filled `max_results` and the grace ran
+/// out, or the deadline.
+async fn gather(
+    call: &Call<'_>,
+    engines: &[&ActiveEngine],
+    starts: &[Option<Instant>],
+    cached: Vec<Option<Vec<EngineHit>>>,
+) -> Gathered {
+    let max_results = call.args.max_results as usize;
+    let mut running: FuturesUnordered<_> = engines
         .iter()
         .enumerate()
         .filter(|(i, _)| cached[*i].is_none())
         .map(|(i, engine)| {
-            let args = &args;
             let start = starts[i];
             async move {
                 if let Some(start) = start {
                     sleep_until(start).await;
                 }
-                (
-                    i,
-                    round_trip::query_engine(ctx, engine, args, deadline).await,
-                )
+                let answer =
+                    round_trip::query_engine(call.ctx, engine, &call.args, call.deadline).await;
+                (i, answer)
             }
         })
         .collect();
-    let mut stop_at = deadline;
-    let mut cut_early = false;
+    let mut stop = StopAt {
+        at: call.deadline,
+        grace: Duration::from_millis(call.ctx.config.search.grace_ms),
+        cut_early: false,
+    };
     // A cached answer is in at once: one that fills max_results starts the
     // grace, as the same answer fresh would have.
-    if cached
-        .iter()
-        .flatten()
-        .any(|hits| hits.len() >= args.max_results as usize)
-    {
-        let grace_end = Instant::now() + grace;
-        if grace_end < stop_at {
-            stop_at = grace_end;
-            cut_early = true;
-        }
+    for hits in cached.iter().flatten() {
+        stop.heard(hits.len(), max_results);
     }
-    let mut answers: Vec<Option<round_trip::EngineAnswer>> = cached
+    let mut answers: Vec<Option<EngineAnswer>> = cached
         .into_iter()
-        .map(|hits| hits.map(round_trip::EngineAnswer::Cached))
+        .map(|hits| hits.map(EngineAnswer::Cached))
         .collect();
     loop {
         tokio::select! {
             next = running.next() => match next {
                 Some((i, answer)) => {
-                    if let round_trip::EngineAnswer::Hits(hits) = &answer
-                        && hits.len() >= args.max_results as usize
-                    {
-                        let grace_end = Instant::now() + grace;
-                        if grace_end < stop_at {
-                            stop_at = grace_end;
-                            cut_early = true;
-                        }
+                    if let EngineAnswer::Hits { hits, .. } = &answer {
+                        stop.heard(hits.len(), max_results);
                     }
                     answers[i] = Some(answer);
                 }
                 None => break,
             },
-            () = sleep_until(stop_at) => break,
+            () = sleep_until(stop.at) => break,
         }
     }
     // Engines still running can no longer matter: dropping their futures
     // cancels their work in the workers (REQ-AGG-006).
     drop(running);
+    Gathered {
+        answers,
+        cut_early: stop.cut_early,
+    }
+}
 
-    let mut per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)> = Vec::new();
-    let mut failures: Vec<EngineErrorClass> = Vec::new();
-    for ((engine, answer), probe) in selected.iter().zip(answers).zip(probes) {
+/// The hits of each engine that gave some, in selection order, and the
+/// failure class of each engine that gave none.
+struct Answered<'a> {
+    per_engine: Vec<(&'a ActiveEngine, Vec<EngineHit>)>,
+    failures: Vec<EngineErrorClass>,
+}
+
+/// Step 3: records what each engine's answer says of its health, keeps
+/// fresh answers in the cache, and gives a notice for each engine that
+/// failed.
+fn record_answers<'a>(
+    call: &Call<'a>,
+    engines: Vec<&'a ActiveEngine>,
+    probes: Vec<Option<ProbeGuard<'_>>>,
+    gathered: Gathered,
+    notices: &mut Vec<Notice>,
+) -> Answered<'a> {
+    let health = &call.ctx.health;
+    let mut answered = Answered {
+        per_engine: Vec::new(),
+        failures: Vec::new(),
+    };
+    for ((engine, answer), probe) in engines.into_iter().zip(gathered.answers).zip(probes) {
         let id = engine.config.id.as_str();
         // The circuit hears of failures of the engine's own: not of a wait
         // for its concurrency slot, nor of a cut by early completion (a
         // probe cut short is given back when its guard drops).
         let class = match answer {
-            Some(round_trip::EngineAnswer::Hits(hits)) => {
-                ctx.health.record_success(id);
-                settle(probe);
-                if let (Some(cache), Some(key)) = (&ctx.cache, key_of(engine)) {
-                    let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
-                    // An answer too large to keep is a miss next time.
-                    let _ = cache.put(key, bounded.cloned().collect());
+            Some(EngineAnswer::Hits {
+                hits,
+                latency_ms,
+                pause_until,
+            }) => {
+                health.record_completion(id, latency_ms);
+                if let Some(until) = pause_until {
+                    // The provider asked for a pause: its answer counts,
+                    // and the engine is skipped as rate limited until then.
+                    health.hold(id, until.saturating_duration_since(Instant::now()));
                 }
-                per_engine.push((engine, hits));
+                health.record_success(id);
+                settle(probe);
+                call.store(engine, &hits);
+                answered.per_engine.push((engine, hits));
                 continue;
             }
             // The engine was not asked: its health hears nothing.
-            Some(round_trip::EngineAnswer::Cached(hits)) => {
-                per_engine.push((engine, hits));
+            Some(EngineAnswer::Cached(hits)) => {
+                answered.per_engine.push((engine, hits));
                 continue;
             }
-            Some(round_trip::EngineAnswer::Failed(failure)) => {
-                ctx.health.record_failure(id, failure);
+            Some(EngineAnswer::Failed {
+                failure,
+                latency_ms,
+            }) => {
+                if let Some(latency_ms) = latency_ms {
+                    health.record_completion(id, latency_ms);
+                }
+                health.record_failure(id, failure);
                 settle(probe);
                 failure.class
             }
-            Some(round_trip::EngineAnswer::NotSent) => EngineErrorClass::Timeout,
+            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
             None => {
                 let class = EngineErrorClass::Timeout;
-                if !cut_early {
-                    ctx.health.record_failure(id, Failure::of(class));
+                if !gathered.cut_early {
+                    health.record_failure(id, Failure::of(class));
                     settle(probe);
                 }
                 tracing::info!(
@@ -192,9 +309,24 @@ pub(crate) async fn search(
                 class
             }
         };
-        failures.push(class);
+        answered.failures.push(class);
         notices.push(Notice::engine_failed(&engine.config.id, class));
     }
+    answered
+}
+
+/// Step 4: the one outcome. No hits at all is `unavailable`; otherwise the
+/// hits are merged and ranked, and the URLs returned remembered for strict
+/// mode.
+fn finish(
+    call: &Call<'_>,
+    answered: Answered<'_>,
+    mut notices: Vec<Notice>,
+) -> Result<SearchResponse, ToolError> {
+    let Answered {
+        per_engine,
+        failures,
+    } = answered;
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
         // otherwise a failure of every engine (§7).
@@ -205,16 +337,17 @@ pub(crate) async fn search(
         };
         return Err(ToolError::unavailable(reason, None));
     }
-    let failed = failures.len();
-
+    let config = &call.ctx.config;
     let options = rank::RankOptions {
         attribution: config.service.attribution,
         drop_instruction_like: config.search.drop_instruction_like,
     };
-    let results = rank::merge(per_engine, args.max_results as usize, options, &mut notices);
+    let max_results = call.args.max_results as usize;
+    let results = rank::merge(per_engine, max_results, options, &mut notices);
     // Strict mode admits to web_fetch the URLs returned here (REQ-SEC-021).
-    ctx.record_returned(results.iter().map(|result| result.url.as_str()));
-    let outcome = match (results.is_empty(), failed) {
+    call.ctx
+        .record_returned(results.iter().map(|result| result.url.as_str()));
+    let outcome = match (results.is_empty(), failures.len()) {
         (true, _) => Outcome::Empty,
         (false, 0) => Outcome::Ok,
         (false, _) => Outcome::Partial,

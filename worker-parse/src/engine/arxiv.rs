@@ -27,13 +27,19 @@ use rypsok_proto::limits::SNIPPET_MAX_CHARS;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 
 use super::text::{FIELD_READ_CHARS, collapse_whitespace, first_sentences, iso_date_prefix};
-use super::{MAX_HITS, is_web_url, retry_after_ms, status_failure};
+use super::{Answer, MAX_HITS, is_web_url, retry_after_ms, status_failure};
 
 /// The throttling answer's text.
 const RATE_EXCEEDED: &str = "Rate exceeded.";
 
 /// Where error entries live: `http://arxiv.org/api/errors#…`.
 const ERROR_ID_PATH: &str = "/api/errors";
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -22,7 +22,7 @@
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
-use super::{capped_wait_ms, header_value, is_web_url, retry_after_ms, whole_number};
+use super::{Answer, capped_wait_ms, header_value, is_web_url, retry_after_ms, whole_number};
 
 /// Hits kept from one answer. The supervisor asks for LIM-S3 (10); an
 /// endpoint that ignores `count` cannot make the worker build more.
@@ -39,6 +39,13 @@ const QUOTA_LIMITED: &str = "QUOTA_LIMITED";
 /// month); more are read so that a third window is not ignored, but a
 /// header of thousands of commas is not.
 const MAX_WINDOWS: usize = 8;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    // Brave's answers carry absolute URLs: no base to build on.
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer of either endpoint.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

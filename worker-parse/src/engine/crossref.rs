@@ -21,7 +21,7 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::Value;
 
 use super::text::{first_sentences, join_names, join_parts, plain_text, ymd};
-use super::{MAX_HITS, is_web_url, json_object, status_failure, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, status_failure, str_of};
 
 /// What a DOI may not carry unescaped in a URL path: controls, space and
 /// the characters that would end the path or change its meaning.
@@ -41,6 +41,12 @@ const DOI_PATH: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

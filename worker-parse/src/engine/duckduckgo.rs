@@ -24,6 +24,7 @@
 use html5ever::local_name;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, is_iso_date};
 
+use super::Answer;
 use crate::page::dom::{self, DOCUMENT, Data, Dom, NodeId};
 
 /// Hits kept from one page (a page holds about thirty at most).
@@ -33,6 +34,13 @@ const MAX_HITS: usize = 50;
 /// bounds: enough for any the page shows, and a bound on what a hostile
 /// page can make the hits weigh.
 const MAX_TEXT_CHARS: usize = 2048;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    // An HTML page: its links are absolute or DuckDuckGo's own.
+    parse(answer.status, answer.body)
+}
 
 /// Parses one answer of the HTML endpoint.
 pub(crate) fn parse(status: u16, body: &[u8]) -> EngineParse {

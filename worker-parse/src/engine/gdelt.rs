@@ -18,7 +18,7 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::Value;
 
 use super::text::{join_parts, ymd};
-use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
 
 /// The wording of GDELT's rate-limit answer.
 const RATE_LIMIT_WORDS: &str = "limit requests";
@@ -26,6 +26,12 @@ const RATE_LIMIT_WORDS: &str = "limit requests";
 /// Bytes of a plain-text answer searched for the rate-limit wording; the
 /// answers are one sentence.
 const TEXT_SCAN_BYTES: usize = 1024;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -32,8 +32,8 @@ use serde_json::{Map, Value};
 
 use super::text::{first_sentences, iso_date_prefix, join_parts, plain_text};
 use super::{
-    MAX_HITS, is_web_url, json_object, rate_window_spent, reset_epoch_wait_ms, retry_after_ms,
-    str_of,
+    Answer, MAX_HITS, is_web_url, json_object, rate_window_spent, reset_epoch_wait_ms,
+    retry_after_ms, str_of,
 };
 
 /// The words GitHub's secondary rate limit answers carry in `message`.
@@ -42,6 +42,12 @@ const SECONDARY_LIMIT_WORDS: &str = "secondary rate limit";
 /// The wait after a secondary rate limit that names none: "wait for at
 /// least one minute before retrying" (the documentation above).
 const SECONDARY_LIMIT_WAIT_MS: u64 = 60_000;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -23,11 +23,17 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{first_sentences, iso_date_prefix, join_names, join_parts};
-use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
 
 /// Words of an abstract rebuilt from its inverted index: more than a
 /// snippet needs, and a bound on the work a hostile index can cause.
 const ABSTRACT_MAX_WORDS: usize = 400;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -15,7 +15,13 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::Value;
 
 use super::text::iso_date_prefix;
-use super::{MAX_HITS, is_web_url, json_object, status_failure, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, status_failure, str_of};
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {

@@ -23,7 +23,7 @@ use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{date_of_unix, join_parts};
-use super::{MAX_HITS, is_web_url, json_object, retry_after_ms, str_of};
+use super::{Answer, MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
 
 /// `throttle_violation`: too many requests from this address or key.
 const THROTTLE_VIOLATION: u64 = 502;
@@ -32,6 +32,12 @@ const CREDENTIAL_ERRORS: [u64; 5] = [401, 402, 403, 405, 406];
 
 /// Tags listed in a snippet.
 const TAGS_LISTED: usize = 5;
+
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.status, answer.headers, answer.body)
+}
 
 /// Parses one answer.
 pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse {
@@ -42,15 +48,7 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
         return EngineParse::Failure(classify(error_id.as_u64(), answer, headers));
     }
     if status != 200 {
-        return EngineParse::Failure(match status {
-            429 => EngineFailure::RateLimited {
-                retry_after_ms: retry_after_ms(headers),
-                quota: false,
-            },
-            401 => EngineFailure::AuthFailure,
-            403 => EngineFailure::Blocked,
-            _ => EngineFailure::RequestFailure,
-        });
+        return EngineParse::Failure(status_failure(status, headers));
     }
     let Some(answer) = answer else {
         return EngineParse::Failure(EngineFailure::ParseFailure);
@@ -231,5 +229,25 @@ mod tests {
             EngineFailure::ParseFailure
         );
         assert_eq!(failure(parse(503, &[], b"")), EngineFailure::RequestFailure);
+    }
+
+    #[test]
+    fn a_status_without_the_error_wrapper_is_classified_by_the_shared_status_rule() {
+        // Verifies: REQ-ENG-006
+        let retry = crate::engine::test_support::headers(&[("retry-after", "30")]);
+        for status in [429, 401, 403, 500, 502] {
+            assert_eq!(
+                failure(parse(status, &retry, b"<html>busy</html>")),
+                status_failure(status, &retry),
+                "{status}"
+            );
+        }
+        assert_eq!(
+            failure(parse(429, &retry, b"")),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(30_000),
+                quota: false
+            }
+        );
     }
 }

@@ -12,7 +12,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
-use super::retry_after_ms;
+use super::{Answer, retry_after_ms};
 
 /// Hits kept from one answer. The supervisor asks for LIM-S3 (10); a
 /// mirror that ignores `srlimit` cannot make the worker build more.
@@ -47,11 +47,17 @@ const ARTICLE_PATH: &AsciiSet = &NON_ALPHANUMERIC
 /// the API asks the client to come back after Retry-After).
 const SLOW_DOWN_CODES: [&str; 2] = ["ratelimited", "maxlag"];
 
+/// The entry point of the dispatch, which hands every parser the same
+/// [`Answer`].
+pub(crate) fn parse_answer(answer: &Answer<'_>) -> EngineParse {
+    parse(answer.base_url, answer.status, answer.headers, answer.body)
+}
+
 /// Parses one answer; `base_url` is the article path the URLs are built on
 /// (for example `https://en.wikipedia.org/wiki/`).
 pub(crate) fn parse(base_url: &str, status: u16, headers: &[Header], body: &[u8]) -> EngineParse {
     match status {
-        200 => parse_answer(base_url, headers, body),
+        200 => parse_served(base_url, headers, body),
         429 => EngineParse::Failure(EngineFailure::RateLimited {
             retry_after_ms: retry_after_ms(headers),
             quota: false,
@@ -75,7 +81,8 @@ fn is_user_agent_block(body: &[u8]) -> bool {
         .any(|marker| text.contains(marker))
 }
 
-fn parse_answer(base_url: &str, headers: &[Header], body: &[u8]) -> EngineParse {
+/// Parses an answer the API served (status 200): results, or its own error.
+fn parse_served(base_url: &str, headers: &[Header], body: &[u8]) -> EngineParse {
     // serde_json bounds nesting depth itself, so a deeply nested body is an
     // error, not a stack overflow.
     let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(body) else {

@@ -27,9 +27,10 @@ use crate::config::section::{
     service::service,
 };
 use crate::config::{
-    CONFIG_VERSION, Config, EngineConfig, EngineType, LoggingConfig, PrivacyConfig, SearchConfig,
+    CONFIG_VERSION, Config, EngineConfig, EngineKind, LoggingConfig, PrivacyConfig, SearchConfig,
     SecretDetection, ServiceConfig, StatusConfig,
 };
+use crate::engine::Driver;
 
 /// The project's address, the default operator contact and part of every
 /// User-Agent (ARCHITECTURE.md "Configuration additions").
@@ -322,7 +323,7 @@ fn check_cross_keys(
     if !service.contact.is_empty() {
         return;
     }
-    for kind in EngineType::ALL {
+    for kind in EngineKind::ALL {
         let spec = kind.spec();
         if spec.admission.needs_contact_in_user_agent
             && engines.iter().any(|e| e.enabled && e.kind == *kind)

@@ -11,6 +11,7 @@ use rypsok_proto::LogLevel;
 
 use super::load::PROJECT_URL;
 use super::*;
+use crate::engine::Driver;
 use crate::limits;
 
 fn problems(text: &str) -> Vec<String> {
@@ -141,7 +142,7 @@ fn absent_engines_table_gives_the_default_set_in_preference_order() {
     );
 
     let wikipedia = &engines[0];
-    assert_eq!(wikipedia.kind, EngineType::Wikipedia);
+    assert_eq!(wikipedia.kind, EngineKind::Wikipedia);
     assert!(wikipedia.enabled);
     assert_eq!(wikipedia.categories, [Category::General, Category::Science]);
     assert_eq!(wikipedia.endpoint, None);
@@ -150,7 +151,7 @@ fn absent_engines_table_gives_the_default_set_in_preference_order() {
     assert_eq!(wikipedia.credential, None);
 
     let brave = &engines[1];
-    assert_eq!(brave.kind, EngineType::Brave);
+    assert_eq!(brave.kind, EngineKind::Brave);
     assert_eq!(brave.categories, [Category::General, Category::News]);
     assert_eq!(
         brave.credential,
@@ -516,7 +517,7 @@ fn choice_spellings_round_trip() {
         let c = load(&format!("[logging]\nlevel = \"{}\"", level.as_str()));
         assert_eq!(c.logging.level, level);
     }
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let endpoint = if kind.spec().endpoint_required {
             "\nendpoint = \"https://search.example.org/search\""
         } else {
@@ -652,7 +653,7 @@ fn the_operator_reference_documents_every_key_the_validator_accepts() {
 
 /// One row of the reference's engine table, written from the driver's
 /// admission record and registry entry.
-fn engine_row(kind: EngineType) -> String {
+fn engine_row(kind: EngineKind) -> String {
     use crate::engine::{CredentialRule, LanguageSupport};
     let spec = kind.spec();
     let a = &spec.admission;
@@ -705,7 +706,7 @@ fn the_operator_reference_engine_table_matches_each_admission_record() {
     let page_path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../packaging/docs/src/reference/configuration.md");
     let page = std::fs::read_to_string(&page_path).unwrap();
-    let missing: Vec<String> = EngineType::ALL
+    let missing: Vec<String> = EngineKind::ALL
         .iter()
         .map(|&kind| engine_row(kind))
         .filter(|row| !page.lines().any(|line| line == row))

@@ -18,20 +18,17 @@
 //!   products to acknowledge arXiv ("Thank you to arXiv for use of its open
 //!   access interoperability"), which the README does, not every result.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The arXiv driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "arxiv",
     display_name: "arXiv",
     admission: ADMISSION,
-    wire: EngineKind::Arxiv,
     default_categories: &[Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,
@@ -135,9 +132,8 @@ fn search_query(query: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(query: &str, time_range: Option<TimeRange>) -> SearchContext<'_> {
         SearchContext {

@@ -16,7 +16,7 @@
 //! A template without `/web/search` serves both categories from one URL:
 //! the parser reads either answer shape.
 
-use rypsok_proto::{EngineKind, Header};
+use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
@@ -28,10 +28,8 @@ use crate::vocabulary::{Category, SafeSearch, TimeRange};
 /// The Brave driver. Provider: Brave Software; interface: the Brave Search
 /// API.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "brave",
     display_name: "Brave Search",
     admission: ADMISSION,
-    wire: EngineKind::Brave,
     default_categories: &[Category::General, Category::News],
     credential: CredentialRule::Required {
         default_env: "BRAVE_API_KEY",
@@ -221,9 +219,11 @@ const fn freshness(range: TimeRange) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use rypsok_proto::EngineKind;
+
     use super::*;
-    use crate::config::{Config, EngineType};
-    use crate::engine::Credential;
+    use crate::config::Config;
+    use crate::engine::{Credential, Driver};
 
     const KEY: &str = "BSAtestkey0123456789abcdefghijkl";
 
@@ -261,7 +261,7 @@ mod tests {
         let engine = config
             .engines
             .iter()
-            .find(|e| e.kind == EngineType::Brave)
+            .find(|e| e.kind == EngineKind::Brave)
             .unwrap();
         engine.clone()
     }
@@ -452,7 +452,7 @@ mod tests {
         let credential = Credential::new(KEY.to_owned());
         let engine = engine_config();
         for category in [Category::General, Category::News] {
-            let built = EngineType::Brave.build(
+            let built = EngineKind::Brave.build(
                 engine.endpoint.as_deref(),
                 &SearchContext {
                     credential: Some(&credential),
@@ -471,7 +471,7 @@ mod tests {
             assert!(!format!("{built:?}").contains(KEY));
         }
         assert!(!format!("{credential:?}").contains(KEY));
-        let keyless = EngineType::Brave.build(engine.endpoint.as_deref(), &ctx(Category::General));
+        let keyless = EngineKind::Brave.build(engine.endpoint.as_deref(), &ctx(Category::General));
         assert!(keyless.headers.iter().all(|h| h.name != TOKEN_HEADER));
     }
 
@@ -482,7 +482,7 @@ mod tests {
         assert!(!ADMISSION.accepts_query(&"e".repeat(401)));
         assert!(SPEC.credential.is_required());
         assert_eq!(ADMISSION.concurrency_cap, 1);
-        assert_eq!(EngineType::parse("brave"), Some(EngineType::Brave));
+        assert_eq!(EngineKind::parse("brave"), Some(EngineKind::Brave));
     }
 
     #[test]
@@ -580,7 +580,7 @@ mod tests {
             // Verifies: REQ-OPS-003, REQ-CFG-003
             let mut config = Config::defaults();
             for engine in &mut config.engines {
-                if engine.kind == EngineType::Brave {
+                if engine.kind == EngineKind::Brave {
                     // The default reference, unless the test machine sets it.
                     engine.credential =
                         Some(SecretRef::Env("RYPSOK_TEST_UNSET_BRAVE_KEY".to_owned()));
@@ -610,7 +610,7 @@ mod tests {
         async fn a_brave_engine_with_a_key_searches_with_the_key_in_its_header() {
             // Verifies: REQ-CFG-004, REQ-ENG-001, REQ-CMP-003
             let mut config = Config::defaults();
-            config.engines.retain(|e| e.kind == EngineType::Brave);
+            config.engines.retain(|e| e.kind == EngineKind::Brave);
             config.search.region = "DE".to_owned();
             config.search.safe_search = SafeSearch::Strict;
             let net = Arc::new(Net::default());

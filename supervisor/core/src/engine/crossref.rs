@@ -20,20 +20,17 @@
 //!   the User-Agent; rypsok sends both when `[service] contact` is an
 //!   e-mail address.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Crossref driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "crossref",
     display_name: "Crossref",
     admission: ADMISSION,
-    wire: EngineKind::Crossref,
     default_categories: &[Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,
@@ -101,9 +98,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(contact: &str, time_range: Option<TimeRange>) -> SearchContext<'_> {
         SearchContext {

@@ -25,22 +25,18 @@
 //! (`d`, `w`, `m`, `y`) and `kp` (safe search: `1` strict, `-1` moderate,
 //! `-2` off).
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The DuckDuckGo driver. Provider: Duck Duck Go, Inc.; interface: the HTML
 /// results page (scraping).
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "duckduckgo",
     display_name: "DuckDuckGo (HTML results page)",
     admission: ADMISSION,
-    wire: EngineKind::DuckDuckGo,
     default_categories: &[Category::General],
     credential: CredentialRule::None,
     in_default_set: false,

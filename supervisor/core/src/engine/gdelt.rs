@@ -17,21 +17,17 @@
 //!   Project is cited (<https://www.gdeltproject.org/about.html#termsofuse>):
 //!   results name the engine, and may be kept.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, TimeRange};
 
 /// The GDELT driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "gdelt",
     display_name: "GDELT DOC 2.0",
     admission: ADMISSION,
-    wire: EngineKind::Gdelt,
     default_categories: &[Category::News],
     credential: CredentialRule::None,
     in_default_set: true,
@@ -97,7 +93,7 @@ const fn timespan(range: TimeRange) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
+    use crate::vocabulary::SafeSearch;
 
     #[test]
     fn asks_for_an_article_list_as_json() {

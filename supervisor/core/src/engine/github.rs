@@ -24,20 +24,18 @@
 //! - Terms: GitHub's API terms (<https://docs.github.com/en/site-policy/github-terms/github-terms-of-service#h-api-terms>)
 //!   ask for no attribution of search results.
 
-use rypsok_proto::{EngineKind, Header};
+use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The GitHub driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "github",
     display_name: "GitHub",
     admission: ADMISSION,
-    wire: EngineKind::GitHub,
     default_categories: &[Category::Code],
     credential: CredentialRule::Optional,
     in_default_set: true,
@@ -119,10 +117,9 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::Credential;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
         SearchContext {

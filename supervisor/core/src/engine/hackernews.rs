@@ -16,20 +16,17 @@
 //!   treats the answers as not to be kept beyond the call until a term says
 //!   otherwise, and asks no attribution.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Hacker News driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "hackernews",
     display_name: "Hacker News (Algolia)",
     admission: ADMISSION,
-    wire: EngineKind::HackerNews,
     default_categories: &[Category::News],
     credential: CredentialRule::None,
     in_default_set: true,
@@ -103,9 +100,8 @@ fn by_date(endpoint: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(time_range: Option<TimeRange>) -> SearchContext<'static> {
         SearchContext {

@@ -26,20 +26,17 @@
 //! - Query syntax and `filter=from_publication_date`: "Search works" and
 //!   "Filter works" (<https://docs.openalex.org/api-entities/works/search-works>).
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The OpenAlex driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "openalex",
     display_name: "OpenAlex",
     admission: ADMISSION,
-    wire: EngineKind::OpenAlex,
     default_categories: &[Category::Science],
     credential: CredentialRule::Optional,
     in_default_set: true,
@@ -105,10 +102,9 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::Credential;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
         SearchContext {

@@ -27,21 +27,18 @@
 //! is followed for an engine). A proxy that wants a header of another name
 //! is not served.
 
-use rypsok_proto::{EngineKind, Header};
+use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::{Category, SafeSearch};
-use crate::validate::TimeRange;
+use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
 /// The SearXNG driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "searxng",
     display_name: "SearXNG",
     admission: ADMISSION,
-    wire: EngineKind::Searxng,
     default_categories: &[Category::General],
     credential: CredentialRule::Optional,
     in_default_set: false,

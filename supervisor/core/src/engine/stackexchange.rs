@@ -23,20 +23,17 @@
 //!   network's "Attribution required" policy spells out: results link to
 //!   the question and name the engine.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
     Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
 };
-use crate::config::Category;
+use crate::vocabulary::Category;
 
 /// The Stack Exchange driver.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "stackexchange",
     display_name: "Stack Exchange",
     admission: ADMISSION,
-    wire: EngineKind::StackExchange,
     default_categories: &[Category::Code],
     credential: CredentialRule::Optional,
     in_default_set: true,
@@ -105,10 +102,9 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SafeSearch;
     use crate::engine::Credential;
     use crate::engine::tests::params;
-    use crate::validate::TimeRange;
+    use crate::vocabulary::{SafeSearch, TimeRange};
 
     fn ctx(credential: Option<&Credential>) -> SearchContext<'_> {
         SearchContext {

@@ -18,40 +18,6 @@ const LOOPBACK_ENDPOINT: &str = "http://127.0.0.1/{lang}/search";
 /// A credential no driver may put into a URL.
 const KEY: &str = "registry-test-key-0123456789";
 
-/// Every wire parser. The match makes a new wire variant fail to compile
-/// here until it is listed.
-fn every_wire_kind() -> Vec<EngineKind> {
-    let kinds = [
-        EngineKind::Wikipedia,
-        EngineKind::Brave,
-        EngineKind::Crossref,
-        EngineKind::OpenAlex,
-        EngineKind::Arxiv,
-        EngineKind::HackerNews,
-        EngineKind::Gdelt,
-        EngineKind::StackExchange,
-        EngineKind::GitHub,
-        EngineKind::Searxng,
-        EngineKind::DuckDuckGo,
-    ];
-    for kind in kinds {
-        match kind {
-            EngineKind::Wikipedia
-            | EngineKind::Brave
-            | EngineKind::Crossref
-            | EngineKind::OpenAlex
-            | EngineKind::Arxiv
-            | EngineKind::HackerNews
-            | EngineKind::Gdelt
-            | EngineKind::StackExchange
-            | EngineKind::GitHub
-            | EngineKind::Searxng
-            | EngineKind::DuckDuckGo => {}
-        }
-    }
-    kinds.to_vec()
-}
-
 /// The decoded query parameters of a URL, in order.
 pub(crate) fn params(url: &str) -> Vec<(String, String)> {
     let query = url.split_once('?').map_or("", |(_, query)| query);
@@ -61,7 +27,7 @@ pub(crate) fn params(url: &str) -> Vec<(String, String)> {
 }
 
 /// The configuration of one engine of `kind` on the loopback endpoint.
-fn engine_toml(kind: EngineType) -> String {
+fn engine_toml(kind: EngineKind) -> String {
     let mut text = format!(
         "[service]\ncontact = \"ops@example.org\"\n\n[engines.e]\ntype = \"{}\"\nendpoint = \"{LOOPBACK_ENDPOINT}\"\n",
         kind.as_str()
@@ -77,7 +43,7 @@ fn engine_toml(kind: EngineType) -> String {
 
 // The core reads no file; its tests read their fixtures.
 #[allow(clippy::disallowed_methods)]
-fn fixtures(kind: EngineType) -> Vec<PathBuf> {
+fn fixtures(kind: EngineKind) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../worker-parse/testdata")
         .join(kind.as_str());
@@ -114,53 +80,33 @@ fn context<'a>(lang: &'a str, credential: Option<&'a Credential>) -> SearchConte
 }
 
 #[test]
-fn names_wire_kinds_and_files_are_one_per_engine_type() {
+fn every_engine_type_has_a_driver_of_its_own_with_default_categories() {
     // Verifies: REQ-ENG-001, REQ-CMP-001
-    assert!(!EngineType::ALL.is_empty());
-    for (i, kind) in EngineType::ALL.iter().enumerate() {
+    assert!(!EngineKind::ALL.is_empty());
+    for (i, kind) in EngineKind::ALL.iter().enumerate() {
         let spec = kind.spec();
-        for other in &EngineType::ALL[..i] {
-            assert_ne!(spec.name, other.spec().name);
-            assert_ne!(spec.wire, other.spec().wire, "{}", spec.name);
-        }
-        // The `type` string is the file's name: a lower-case identifier.
+        assert!(!spec.display_name.is_empty(), "{}", kind.as_str());
         assert!(
-            spec.name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            EngineKind::ALL[..i]
+                .iter()
+                .all(|other| !std::ptr::eq(other.spec(), spec)
+                    && other.spec().display_name != spec.display_name),
             "{}",
-            spec.name
+            kind.as_str()
         );
-        assert_eq!(EngineType::parse(spec.name), Some(*kind));
-        assert!(!spec.display_name.is_empty());
-        assert!(!spec.default_categories.is_empty(), "{}", spec.name);
-    }
-    assert_eq!(EngineType::parse("Wikipedia"), None);
-    assert_eq!(EngineType::parse(""), None);
-}
-
-#[test]
-fn maps_engine_types_to_wire_parsers_both_ways() {
-    // Verifies: REQ-ENG-001, REQ-ENG-005
-    for &kind in EngineType::ALL {
-        assert_eq!(EngineType::from_wire(kind.wire()), Some(kind));
-    }
-    for wire in every_wire_kind() {
-        let kind =
-            EngineType::from_wire(wire).unwrap_or_else(|| panic!("{wire:?} has no engine type"));
-        assert_eq!(kind.wire(), wire);
+        assert!(!spec.default_categories.is_empty(), "{}", kind.as_str());
     }
 }
 
 #[test]
 fn every_engine_type_loads_from_configuration_with_its_defaults() {
     // Verifies: REQ-CFG-001, REQ-CFG-004, REQ-ENG-001
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let spec = kind.spec();
         let config =
-            load_str(&engine_toml(kind)).unwrap_or_else(|p| panic!("{}: {p:?}", spec.name));
+            load_str(&engine_toml(kind)).unwrap_or_else(|p| panic!("{}: {p:?}", kind.as_str()));
         let [engine] = config.engines.as_slice() else {
-            panic!("{}: one engine expected", spec.name);
+            panic!("{}: one engine expected", kind.as_str());
         };
         assert_eq!(engine.kind, kind);
         assert_eq!(engine.categories, spec.default_categories);
@@ -168,9 +114,10 @@ fn every_engine_type_loads_from_configuration_with_its_defaults() {
         match spec.credential {
             CredentialRule::Optional => {
                 assert_eq!(
-                    engine.credential, None,
+                    engine.credential,
+                    None,
                     "{}: no key unless named",
-                    spec.name
+                    kind.as_str()
                 );
                 let keyed = format!("{}api_key_env = \"K\"\n", engine_toml(kind));
                 assert_eq!(
@@ -181,7 +128,7 @@ fn every_engine_type_loads_from_configuration_with_its_defaults() {
             CredentialRule::None => {
                 assert_eq!(engine.credential, None);
                 let keyed = format!("{}api_key_env = \"K\"\n", engine_toml(kind));
-                assert!(load_str(&keyed).is_err(), "{}", spec.name);
+                assert!(load_str(&keyed).is_err(), "{}", kind.as_str());
             }
             CredentialRule::Required { default_env } => {
                 assert_eq!(
@@ -190,7 +137,7 @@ fn every_engine_type_loads_from_configuration_with_its_defaults() {
                 );
                 let keyless = load_str(&format!(
                     "[service]\ncontact = \"x\"\n[engines.e]\ntype = \"{}\"\n",
-                    spec.name
+                    kind.as_str()
                 ))
                 .unwrap();
                 assert_eq!(
@@ -206,12 +153,12 @@ fn every_engine_type_loads_from_configuration_with_its_defaults() {
 fn the_zero_configuration_sets_up_the_default_set_in_registry_order() {
     // Verifies: REQ-OPS-003, REQ-ENG-008
     let config = Config::defaults();
-    let expected: Vec<(&str, EngineType)> = EngineType::ALL
+    let expected: Vec<(&str, EngineKind)> = EngineKind::ALL
         .iter()
         .filter(|kind| kind.spec().in_default_set)
         .map(|&kind| (kind.as_str(), kind))
         .collect();
-    let actual: Vec<(&str, EngineType)> = config
+    let actual: Vec<(&str, EngineKind)> = config
         .engines
         .iter()
         .map(|engine| (engine.id.as_str(), engine.kind))
@@ -222,23 +169,23 @@ fn the_zero_configuration_sets_up_the_default_set_in_registry_order() {
 #[test]
 fn a_scraping_driver_needs_the_opt_in_and_stays_out_of_the_default_set() {
     // Verifies: REQ-ENG-013, REQ-ENG-008
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let spec = kind.spec();
         if !spec.scraping {
             continue;
         }
-        assert!(!spec.in_default_set, "{}", spec.name);
+        assert!(!spec.in_default_set, "{}", kind.as_str());
         let without = engine_toml(kind).replace("\n[scraping]\nenabled = true\n", "");
         let problems = load_str(&without).unwrap_err();
         assert!(
             problems.iter().any(|p| p.path == "engines.e.type"),
             "{}: {problems:?}",
-            spec.name
+            kind.as_str()
         );
     }
     // The default set is official interfaces only.
     assert!(
-        EngineType::ALL
+        EngineKind::ALL
             .iter()
             .all(|k| !(k.spec().in_default_set && k.spec().scraping))
     );
@@ -247,7 +194,7 @@ fn a_scraping_driver_needs_the_opt_in_and_stays_out_of_the_default_set() {
 #[test]
 fn an_engine_that_asks_for_a_contact_refuses_an_empty_one() {
     // Verifies: REQ-CMP-004
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let spec = kind.spec();
         let text = engine_toml(kind).replace("ops@example.org", "");
         let result = load_str(&text);
@@ -256,10 +203,10 @@ fn an_engine_that_asks_for_a_contact_refuses_an_empty_one() {
             assert!(
                 problems.iter().any(|p| p.path == "service.contact"),
                 "{}",
-                spec.name
+                kind.as_str()
             );
         } else {
-            assert!(result.is_ok(), "{}", spec.name);
+            assert!(result.is_ok(), "{}", kind.as_str());
         }
     }
 }
@@ -267,7 +214,7 @@ fn an_engine_that_asks_for_a_contact_refuses_an_empty_one() {
 #[test]
 fn every_admission_record_bounds_concurrency_and_query_length() {
     // Verifies: REQ-CMP-001, REQ-CMP-002, REQ-ENG-010
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let admission = kind.admission();
         assert!(admission.concurrency_cap >= 1, "{}", kind.as_str());
         assert!(admission.max_query_chars >= 1, "{}", kind.as_str());
@@ -285,35 +232,35 @@ fn every_admission_record_bounds_concurrency_and_query_length() {
 fn every_engine_type_builds_its_request_against_a_loopback_endpoint() {
     // Verifies: REQ-ENG-001, REQ-CFG-001, REQ-SEC-017
     let credential = Credential::new(KEY.to_owned());
-    for &kind in EngineType::ALL {
+    for &kind in EngineKind::ALL {
         let spec = kind.spec();
         let key = spec.credential.is_required().then_some(&credential);
         let built = kind.build(Some(LOOPBACK_ENDPOINT), &context("en", key));
         let url = url::Url::parse(&built.url).unwrap();
-        assert_eq!(url.host_str(), Some("127.0.0.1"), "{}", spec.name);
-        assert!(url.path().ends_with("/search"), "{}", spec.name);
-        assert!(!built.url.contains(KEY), "{}", spec.name);
-        assert!(!format!("{built:?}").contains(KEY), "{}", spec.name);
+        assert_eq!(url.host_str(), Some("127.0.0.1"), "{}", kind.as_str());
+        assert!(url.path().ends_with("/search"), "{}", kind.as_str());
+        assert!(!built.url.contains(KEY), "{}", kind.as_str());
+        assert!(!format!("{built:?}").contains(KEY), "{}", kind.as_str());
         assert_eq!(
             url.query_pairs()
                 .filter(|(_, value)| value.contains("registry") && value.contains("walk"))
                 .count(),
             1,
             "{}: the query is one parameter",
-            spec.name
+            kind.as_str()
         );
         if key.is_some() {
             assert!(
                 built.headers.iter().any(|h| h.value == KEY),
                 "{}: the credential travels in a header",
-                spec.name
+                kind.as_str()
             );
         }
         // The driver's own endpoint is an official https interface
         // (REQ-ENG-008).
         if !spec.endpoint_required {
             let default = kind.build(None, &context("en", key));
-            assert!(default.url.starts_with("https://"), "{}", spec.name);
+            assert!(default.url.starts_with("https://"), "{}", kind.as_str());
         }
     }
 }
@@ -323,14 +270,13 @@ fn every_engine_type_builds_its_request_against_a_loopback_endpoint() {
 #[test]
 fn every_engine_type_parses_its_captured_answers() {
     // Verifies: REQ-ENG-005, REQ-ENG-006
-    for &kind in EngineType::ALL {
-        let spec = kind.spec();
+    for &kind in EngineKind::ALL {
         let built = kind.build(Some(LOOPBACK_ENDPOINT), &context("en", None));
         let mut with_hits = 0;
         for path in fixtures(kind) {
             let body = std::fs::read(&path).unwrap();
             let request = ParseRequest::EngineAnswer {
-                engine: kind.wire(),
+                engine: kind,
                 base_url: built.base_url.clone(),
                 status: 200,
                 headers: Vec::new(),
@@ -356,7 +302,7 @@ fn every_engine_type_parses_its_captured_answers() {
         assert!(
             with_hits >= 1,
             "{}: no captured answer gives hits",
-            spec.name
+            kind.as_str()
         );
     }
 }

@@ -7,7 +7,6 @@
 //! The interface is the MediaWiki Action API's full-text search
 //! (`action=query&list=search`), keyless, on the language's own wiki.
 
-use rypsok_proto::EngineKind;
 use url::form_urlencoded;
 
 use super::{
@@ -19,10 +18,8 @@ use crate::vocabulary::Category;
 /// The Wikipedia driver. Provider: the Wikimedia Foundation; interface: the
 /// MediaWiki Action API's `list=search`.
 pub(crate) const SPEC: EngineSpec = EngineSpec {
-    name: "wikipedia",
     display_name: "Wikipedia",
     admission: ADMISSION,
-    wire: EngineKind::Wikipedia,
     default_categories: &[Category::General, Category::Science],
     credential: CredentialRule::None,
     in_default_set: true,

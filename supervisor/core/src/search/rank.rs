@@ -9,7 +9,7 @@ use rypsok_proto::EngineHit;
 
 use crate::boundary::{clean_decoded_text, clean_markup_text};
 use crate::context::ActiveEngine;
-use crate::engine::ResultText;
+use crate::engine::{Driver, ResultText};
 use crate::instruction::{DecodedForms, detect};
 use crate::limits::{RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS, URL_MAX_CHARS};
 use crate::response::SearchResult;

@@ -1,7 +1,9 @@
 //! One engine's round trip (REQ-AGG-002, REQ-ENG-005, REQ-ENG-006,
 //! REQ-CMP-002): its concurrency slot, the request its driver builds,
 //! worker-net, worker-parse, and the answer classified into hits or a
-//! failure recorded in the engine's health.
+//! failure. The round trip reports what happened (its latency, a pause
+//! the provider asked for); the pipeline in `search.rs` records it in the
+//! engine's health.
 
 use std::time::Duration;
 
@@ -11,7 +13,7 @@ use rypsok_proto::{
 use tokio::time::{Instant, timeout_at};
 
 use crate::context::{ActiveEngine, Context};
-use crate::engine::SearchContext;
+use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
 use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
@@ -28,18 +30,33 @@ const WORKER_SLACK: Duration = Duration::from_millis(100);
 /// What one engine contributed.
 #[derive(Debug)]
 pub(super) enum EngineAnswer {
-    Hits(Vec<EngineHit>),
+    /// The engine answered with hits.
+    Hits {
+        hits: Vec<EngineHit>,
+        /// How long the exchange took.
+        latency_ms: u64,
+        /// The provider asked for a pause before the next request: the
+        /// engine is rate limited until then (a pause capped at
+        /// `RETRY_AFTER_MAX_S`).
+        pause_until: Option<Instant>,
+    },
     /// The search cache's copy of an earlier answer; the engine was not
     /// asked.
     Cached(Vec<EngineHit>),
-    Failed(Failure),
+    /// The engine failed.
+    Failed {
+        failure: Failure,
+        /// How long the exchange took, when it completed (the answer then
+        /// did not parse, or said the engine failed).
+        latency_ms: Option<u64>,
+    },
     /// The engine's concurrency slot did not free up in time: nothing was
     /// sent, so the engine itself did not fail.
     NotSent,
 }
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
-/// classify, record health.
+/// classify.
 pub(super) async fn query_engine(
     ctx: &Context,
     engine: &ActiveEngine,
@@ -93,13 +110,14 @@ pub(super) async fn query_engine(
     };
     let response = match ctx.net.exchange(exchange, engine_deadline).await {
         Ok(response) => response,
-        Err(ExchangeError::Net(failure)) => return failed(id, Failure::of(classify_net(failure))),
-        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e))),
+        Err(ExchangeError::Net(failure)) => {
+            return failed(id, Failure::of(classify_net(failure)), None);
+        }
+        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e)), None),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    ctx.health.record_completion(id, latency_ms);
     let answer = EngineResponse {
-        engine: engine.config.kind.wire(),
+        engine: engine.config.kind,
         base_url: built.base_url,
         response,
     };
@@ -118,15 +136,14 @@ pub(super) async fn query_engine(
                 count = hits.len(),
                 "engine answered"
             );
-            EngineAnswer::Hits(hits)
+            EngineAnswer::Hits {
+                hits,
+                latency_ms,
+                pause_until: None,
+            }
         }
         Ok(EngineParse::Paced { hits, wait_ms }) => {
-            // The provider asked for a pause: its answer counts, and the
-            // engine is skipped as rate limited until the pause is over.
-            ctx.health.hold(
-                id,
-                Duration::from_millis(wait_ms.min(RETRY_AFTER_MAX_S * 1000)),
-            );
+            let pause = Duration::from_millis(wait_ms.min(RETRY_AFTER_MAX_S * 1000));
             tracing::info!(
                 event = "engine_result",
                 engine = id,
@@ -135,21 +152,28 @@ pub(super) async fn query_engine(
                 wait_ms,
                 "engine answered and asked for a pause"
             );
-            EngineAnswer::Hits(hits)
+            EngineAnswer::Hits {
+                hits,
+                latency_ms,
+                pause_until: Some(Instant::now() + pause),
+            }
         }
-        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f)),
-        Err(e) => failed(id, Failure::of(classify_port(e))),
+        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f), Some(latency_ms)),
+        Err(e) => failed(id, Failure::of(classify_port(e)), Some(latency_ms)),
     }
 }
 
-fn failed(engine: &str, failure: Failure) -> EngineAnswer {
+fn failed(engine: &str, failure: Failure, latency_ms: Option<u64>) -> EngineAnswer {
     tracing::info!(
         event = "engine_result",
         engine,
         class = failure.class.as_str(),
         "engine failed"
     );
-    EngineAnswer::Failed(failure)
+    EngineAnswer::Failed {
+        failure,
+        latency_ms,
+    }
 }
 
 fn classify_net(failure: NetFailure) -> EngineErrorClass {

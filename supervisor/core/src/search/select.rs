@@ -11,6 +11,7 @@ use rypsok_proto::EngineHit;
 use tokio::time::Instant;
 
 use crate::context::ActiveEngine;
+use crate::engine::Driver;
 use crate::health::{Admit, CircuitState, Health, ProbeGuard};
 use crate::limits::ENGINES_PER_CALL;
 use crate::response::{Notice, SkipReason};

@@ -463,6 +463,52 @@ async fn a_rate_limited_engine_is_skipped_until_its_reset_then_probed() {
     assert_eq!(status["engines"][0]["state"], json!("open"));
 }
 
+const STACKEXCHANGE_WITH_BACKOFF: &[u8] = include_bytes!(
+    "../../../../worker-parse/testdata/stackexchange/written_search_advanced_borrow_checker.json"
+);
+
+// Verifies: REQ-CMP-002 (a provider's pause runs from its answer, however long the call then waits for another engine)
+#[tokio::test(start_paused = true)]
+async fn a_providers_pause_runs_from_its_answer_not_from_the_end_of_the_call() {
+    let (services, net) = services_with(
+        &[
+            // `backoff: 10`: ten seconds' pause from the answer at 10 ms.
+            (
+                "se.test",
+                Behaviour::Answer(ms(10), STACKEXCHANGE_WITH_BACKOFF),
+            ),
+            ("gh.test", Behaviour::Hang),
+        ],
+        "[engines.se]\ntype = \"stackexchange\"\nendpoint = \"https://se.test/2.3/search/advanced\"\n\
+         [engines.gh]\ntype = \"github\"\nendpoint = \"https://gh.test/search/repositories\"\n",
+    );
+    let started = Instant::now();
+    let code = args(json!({"query": "borrow checker", "category": "code"}));
+    let asked = || {
+        let urls = net.urls.lock().unwrap();
+        urls.iter().filter(|url| url.contains("se.test")).count()
+    };
+    let out = services.web_search(&code).await.unwrap().to_wire();
+    assert_eq!(
+        out["results"].as_array().unwrap().len(),
+        2,
+        "the answer counts"
+    );
+    assert!(started.elapsed() >= ms(2_000), "the call waited for gh");
+
+    // Inside the pause: skipped as rate limited (gh alone, hanging, leaves
+    // the call nothing).
+    sleep_until(started + ms(5_000)).await;
+    let _ = services.web_search(&code).await;
+    assert_eq!(asked(), 1, "not asked during the pause");
+
+    // The call above ended near 7 s: the pause counted from the end of the
+    // first call (past 2 s) would still run; from the answer it is over.
+    sleep_until(started + ms(10_011)).await;
+    services.web_search(&code).await.unwrap().to_wire();
+    assert_eq!(asked(), 2, "asked again once the pause is over");
+}
+
 // Verifies: REQ-RES-004 (consecutive failures open the circuit; engine_status shows it)
 #[tokio::test(start_paused = true)]
 async fn consecutive_failures_open_the_circuit() {

@@ -3,6 +3,7 @@
 
 use crate::config::reader::{Problems, Range, Section, child, default_of};
 use crate::config::{CacheConfig, EngineConfig, ScrapingConfig};
+use crate::engine::Driver;
 use crate::limits;
 
 /// The longest LIM-K2 an operator may set: a day. Search results are

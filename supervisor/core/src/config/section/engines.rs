@@ -11,8 +11,8 @@ use crate::config::load::LANG_SAMPLE;
 use crate::config::reader::{
     Lookup, Problems, Range, SecretHint, Section, child, default_of, indexed, is_secret_key,
 };
-use crate::config::{Category, EngineConfig, EngineType, SecretRef};
-use crate::engine::CredentialRule;
+use crate::config::{Category, EngineConfig, EngineKind, SecretRef};
+use crate::engine::{CredentialRule, Driver};
 use crate::limits;
 
 /// The `{lang}` placeholder of an endpoint template, and what stands in for
@@ -22,7 +22,7 @@ const LANG_PLACEHOLDER: &str = "{lang}";
 impl EngineConfig {
     /// An engine of `kind` named `id` with every key at its driver's
     /// default.
-    fn with_defaults(id: &str, kind: EngineType) -> Self {
+    fn with_defaults(id: &str, kind: EngineKind) -> Self {
         let spec = kind.spec();
         let credential = match spec.credential {
             CredentialRule::None | CredentialRule::Optional => None,
@@ -66,7 +66,7 @@ pub(in crate::config) fn engines(
             // The zero configuration: each default driver once, named for
             // its type.
             return Some(
-                EngineType::ALL
+                EngineKind::ALL
                     .iter()
                     .filter(|kind| kind.spec().in_default_set)
                     .map(|&kind| EngineConfig::with_defaults(kind.as_str(), kind))
@@ -137,7 +137,7 @@ fn engine(
         }
         Lookup::Invalid => None,
         Lookup::Found(text) => {
-            let kind = EngineType::parse(text);
+            let kind = EngineKind::parse(text);
             if kind.is_none() {
                 p.push(s.key_path("type"), "unknown engine type");
             }
