@@ -11,6 +11,9 @@
 //! frames bounded by LIM-W1; a frame that does not decode is a
 //! [`FrameError`], and the peer that sent it is never trusted again.
 //!
+//! [`retry_after_ms`] is the one reading of a wait from headers, shared by
+//! the supervisor's fetch and the engine parsers.
+//!
 //! [`limits`] holds every LIM value of the project in one place. The egress
 //! policy and the robots.txt matcher are rypsok-egress's: this crate only
 //! carries their data ([`NetInit`]'s policy, [`ParseResponse::Robots`]).
@@ -18,6 +21,7 @@
 
 mod date;
 mod frame;
+mod header;
 pub mod limits;
 mod message;
 #[cfg(feature = "probe")]
@@ -27,6 +31,7 @@ mod serve;
 
 pub use date::{is_iso_date, iso_date_of_unix};
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
+pub use header::{capped_wait_ms, header_value, retry_after_ms, whole_number};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineKind, EngineParse, ExchangeRequest,
     ExchangeResponse, FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure,

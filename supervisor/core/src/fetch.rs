@@ -17,8 +17,8 @@ mod tests;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use rypsok_proto::PageParse;
 use rypsok_proto::limits::{FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS};
+use rypsok_proto::{PageParse, retry_after_ms};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 
@@ -33,7 +33,6 @@ use crate::response::FetchResponse;
 use crate::response::{Notice, NoticeCode, Outcome};
 use crate::validate::FetchArgs;
 
-pub(crate) use hop::retry_after_ms;
 use hop::{exchange, header, redirect_location};
 use policy::{Strict, Target};
 

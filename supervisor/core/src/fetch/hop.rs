@@ -2,7 +2,6 @@
 //! to worker-net under what is left of the network budget, and the ways it
 //! can fail, each mapped to the contract's error in one place.
 
-use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::time::Instant;
 use url::Url;
@@ -112,18 +111,4 @@ pub(super) fn redirect_location(response: &ExchangeResponse) -> Option<&str> {
         .flatten()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-}
-
-/// A Retry-After in seconds, up to [`RETRY_AFTER_MAX_S`], in milliseconds.
-/// An HTTP date or a larger number is not carried.
-pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    let value = header(headers, "retry-after")?.trim();
-    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    value
-        .parse::<u64>()
-        .ok()
-        .filter(|s| *s <= RETRY_AFTER_MAX_S)
-        .map(|s| s * 1000)
 }
