@@ -36,10 +36,6 @@ use crate::validate::FetchArgs;
 use hop::{exchange, header, redirect_location};
 use policy::{Strict, Target};
 
-/// Kept back from worker-net's timeout so that a healthy worker answers
-/// (if only with `timeout`) before the port's deadline.
-const WORKER_SLACK: Duration = Duration::from_millis(100);
-
 /// The longest media type an `unsupported_content` error carries.
 const MEDIA_TYPE_MAX_CHARS: usize = 100;
 

@@ -6,8 +6,9 @@ use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profil
 use tokio::time::Instant;
 use url::Url;
 
-use super::{Env, WORKER_SLACK};
+use super::Env;
 use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::limits::WORKER_SLACK;
 use crate::ports::{ExchangeError, PortError};
 
 /// Why a hop produced no response.
@@ -64,10 +65,7 @@ pub(super) async fn exchange(
     let request = ExchangeRequest {
         url: url.to_string(),
         headers: vec![
-            Header {
-                name: "user-agent".to_owned(),
-                value: env.ctx.user_agent.clone(),
-            },
+            env.ctx.user_agent_header(),
             Header {
                 name: "accept".to_owned(),
                 value: accept.to_owned(),
