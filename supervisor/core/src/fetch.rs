@@ -25,7 +25,7 @@ use tokio::time::{Instant, timeout_at};
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{EgressRefused, ErrorKind, Refused, ToolError, UnavailableReason};
+use crate::error::{Refused, ToolError};
 use crate::limits::TITLE_MAX_CHARS;
 use crate::ports::{Document, PortError};
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
@@ -88,18 +88,15 @@ pub(crate) async fn fetch(
     let config = &ctx.config;
     let target =
         policy::check(&args.url, config, &ctx.returned, Strict::Check).inspect_err(log_refusal)?;
-    state
-        .rate
-        .admit(caller)
-        .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
+    state.rate.admit(caller).map_err(ToolError::rate_limited)?;
     // A full limit answers at once (busy), it does not queue: the caller's
     // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
     // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
-        return Err(ToolError::unavailable(UnavailableReason::Busy, None));
+        return Err(ToolError::busy());
     };
     let Ok(_permit) = state.in_flight.try_acquire() else {
-        return Err(ToolError::unavailable(UnavailableReason::Busy, None));
+        return Err(ToolError::busy());
     };
     // The host only now that the policy admitted it (REQ-PRIV-004), and
     // never when a credential-shaped text (let through in warn mode) lies
@@ -123,14 +120,12 @@ pub(crate) async fn fetch(
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
         Err(e) => {
-            let reason = e.reason().unwrap_or_default();
-            let refused = e.refused();
             tracing::info!(
                 event = "fetch_result",
                 outcome = e.kind().as_str(),
-                reason,
-                refused = refused.map(|r| r.by.as_str()),
-                address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
+                reason = e.reason().map_or("", |reason| reason.as_str()),
+                refused = e.refused().map(|part| part.as_str()),
+                address_class = e.address_class().map(|class| class.as_str()),
                 "fetch failed"
             );
         }
@@ -139,14 +134,12 @@ pub(crate) async fn fetch(
 }
 
 fn log_refusal(e: &ToolError) {
-    let reason = e.reason().unwrap_or_default();
-    let refused = e.refused();
     tracing::info!(
         event = "fetch_refused",
         kind = e.kind().as_str(),
-        reason,
-        refused = refused.map(|r| r.by.as_str()),
-        address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
+        reason = e.reason().map_or("", |reason| reason.as_str()),
+        refused = e.refused().map(|part| part.as_str()),
+        address_class = e.address_class().map(|class| class.as_str()),
         "fetch refused by policy"
     );
 }
@@ -177,10 +170,10 @@ async fn run(
         let next = target
             .url
             .join(location)
-            .map_err(|_| ToolError::unavailable(UnavailableReason::Network, None))?;
+            .map_err(|_| ToolError::network())?;
         hops += 1;
         if hops > FETCH_MAX_REDIRECTS {
-            return Err(ToolError::unavailable(UnavailableReason::Network, None));
+            return Err(ToolError::network());
         }
         let hop = check_hop(next.as_str(), env, Strict::Skip)?;
         if hop.host == target.host {
@@ -203,7 +196,7 @@ async fn run(
         ));
     }
     if !(200..300).contains(&status) {
-        return Err(ToolError::unavailable(UnavailableReason::Network, None));
+        return Err(ToolError::network());
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
     let document = Document {
@@ -250,12 +243,13 @@ async fn run(
 /// policy cannot even read (too long, unparsable) is refused like a
 /// destination it refuses.
 fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
-    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
-        if e.kind() == ErrorKind::InvalidRequest {
-            ToolError::denied_egress(Refused::by(EgressRefused::UrlForm))
-        } else {
-            e
-        }
+    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| match e {
+        ToolError::InvalidRequest(_) => ToolError::denied_egress(Refused::UrlForm),
+        ToolError::Denied(_)
+        | ToolError::Unavailable(_)
+        | ToolError::Redirected { .. }
+        | ToolError::UnsupportedContent(_)
+        | ToolError::TooLarge { .. } => e,
     })
 }
 

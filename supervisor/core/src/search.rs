@@ -22,7 +22,7 @@ use tokio::time::{Instant, sleep_until};
 use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
-use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::error::{DeniedReason, ToolError};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
@@ -74,7 +74,7 @@ pub(crate) async fn search(
         &mut notices,
     );
     if selected.is_empty() {
-        return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
+        return Err(ToolError::no_engine());
     }
     let from_cache = cached.iter().filter(|c| c.is_some()).count();
     tracing::info!(
@@ -198,12 +198,13 @@ pub(crate) async fn search(
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
         // otherwise a failure of every engine (§7).
-        let reason = if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
-            UnavailableReason::Deadline
-        } else {
-            UnavailableReason::AllFailed
-        };
-        return Err(ToolError::unavailable(reason, None));
+        return Err(
+            if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
+                ToolError::search_deadline()
+            } else {
+                ToolError::all_failed()
+            },
+        );
     }
     let failed = failures.len();
 
@@ -275,9 +276,8 @@ fn check_secrets(
                 kind = first.kind.as_str(),
                 "query refused: it carries a credential"
             );
-            Err(ToolError::denied_secret(
-                DeniedReason::SecretInQuery,
-                first.kind.as_str(),
+            Err(ToolError::secret_in_query(
+                first.kind,
                 first.position as u64,
             ))
         }

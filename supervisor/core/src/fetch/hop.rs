@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::Env;
-use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::error::ToolError;
 use crate::limits::WORKER_SLACK;
 use crate::ports::{ExchangeError, PortError};
 
@@ -28,7 +28,7 @@ impl HopFailure {
             Self::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => {
                 ToolError::denied_upgrade_failed()
             }
-            Self::Net(NetFailure::InvalidUrl) => ToolError::denied(DeniedReason::Scheme),
+            Self::Net(NetFailure::InvalidUrl) => ToolError::denied_scheme(),
             Self::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
             Self::Net(NetFailure::Timeout) | Self::Port(PortError::Timeout) | Self::BudgetSpent => {
                 ToolError::fetch_deadline()
@@ -40,9 +40,7 @@ impl HopFailure {
                 | NetFailure::Tls
                 | NetFailure::Protocol,
             )
-            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => {
-                ToolError::unavailable(UnavailableReason::Network, None)
-            }
+            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => ToolError::network(),
         }
     }
 }

@@ -25,7 +25,7 @@ use url::Url;
 use super::Env;
 use super::hop::{HopFailure, exchange, redirect_location};
 use super::policy::{self, Strict, Target};
-use crate::error::{DeniedReason, EgressRefused, Refused, ToolError};
+use crate::error::{Refused, ToolError};
 use crate::ports::PortError;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
@@ -113,7 +113,7 @@ pub(crate) async fn check(
     if rules.allows(&path) {
         Ok(())
     } else {
-        Err(ToolError::denied(DeniedReason::RobotsTxt))
+        Err(ToolError::denied_robots_txt())
     }
 }
 
@@ -127,7 +127,7 @@ fn origin(url: &Url) -> String {
 }
 
 fn disallowed() -> ToolError {
-    ToolError::denied(DeniedReason::RobotsTxt)
+    ToolError::denied_robots_txt()
 }
 
 async fn rules_for(
@@ -147,7 +147,7 @@ async fn rules_for(
     let mut url = target
         .url
         .join("/robots.txt")
-        .map_err(|_| ToolError::denied_egress(Refused::by(EgressRefused::UrlForm)))?;
+        .map_err(|_| ToolError::denied_egress(Refused::UrlForm))?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
         let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {
