@@ -6,8 +6,10 @@
 //!
 //! The supervisor reads only headers here (status, `Location`,
 //! `Retry-After`, `Content-Type` passed on untouched); every body goes to
-//! worker-parse.
+//! worker-parse. Each step says how it failed with a [`FetchFailure`];
+//! `failure.rs` alone turns those into the contract's error.
 
+mod failure;
 mod hop;
 pub(crate) mod policy;
 mod robots;
@@ -25,14 +27,15 @@ use tokio::time::{Instant, timeout_at};
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{Refused, ToolError};
+use crate::error::ToolError;
 use crate::limits::TITLE_MAX_CHARS;
-use crate::ports::{Document, PortError};
+use crate::ports::Document;
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
 use crate::response::{Notice, NoticeCode, Outcome};
 use crate::validate::FetchArgs;
 
+use failure::FetchFailure;
 use hop::{exchange, header, redirect_location};
 use policy::{Strict, Target};
 
@@ -86,17 +89,20 @@ pub(crate) async fn fetch(
 ) -> Result<FetchResponse, ToolError> {
     let env = Env { ctx, state };
     let config = &ctx.config;
-    let target =
-        policy::check(&args.url, config, &ctx.returned, Strict::Check).inspect_err(log_refusal)?;
-    state.rate.admit(caller).map_err(ToolError::rate_limited)?;
+    let target = policy::check(&args.url, config, &ctx.returned, Strict::Check)
+        .inspect_err(|e| log_failure("fetch_refused", "fetch refused by policy", e))?;
+    state
+        .rate
+        .admit(caller)
+        .map_err(|retry_after_ms| FetchFailure::RateLimited { retry_after_ms })?;
     // A full limit answers at once (busy), it does not queue: the caller's
     // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
     // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
-        return Err(ToolError::busy());
+        return Err(FetchFailure::Busy.into());
     };
     let Ok(_permit) = state.in_flight.try_acquire() else {
-        return Err(ToolError::busy());
+        return Err(FetchFailure::Busy.into());
     };
     // The host only now that the policy admitted it (REQ-PRIV-004), and
     // never when a credential-shaped text (let through in warn mode) lies
@@ -114,33 +120,32 @@ pub(crate) async fn fetch(
     )
     .await
     {
-        Ok(outcome) => outcome,
-        Err(_) => Err(ToolError::fetch_deadline()),
+        Ok(outcome) => outcome.map_err(ToolError::from),
+        Err(_) => Err(FetchFailure::CallDeadline.into()),
     };
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
-        Err(e) => {
-            tracing::info!(
-                event = "fetch_result",
-                outcome = e.kind().as_str(),
-                reason = e.reason().map_or("", |reason| reason.as_str()),
-                refused = e.refused().map(|part| part.as_str()),
-                address_class = e.address_class().map(|class| class.as_str()),
-                "fetch failed"
-            );
-        }
+        Err(e) => log_failure("fetch_result", "fetch failed", e),
     }
     outcome
 }
 
-fn log_refusal(e: &ToolError) {
+/// The log line of a fetch that ended in `e`: refused by the URL policy
+/// (`fetch_refused`) or failed after it (`fetch_result`). Closed words
+/// only: which part of the policy refused and the address class, never the
+/// address or the URL.
+fn log_failure(event: &'static str, message: &'static str, e: &ToolError) {
+    let kind = e.kind().as_str();
     tracing::info!(
-        event = "fetch_refused",
-        kind = e.kind().as_str(),
+        event,
+        // `outcome` as the line of a fetch that answered has it, `kind` as
+        // the call's own `call_refused` line has it.
+        outcome = kind,
+        kind,
         reason = e.reason().map_or("", |reason| reason.as_str()),
         refused = e.refused().map(|part| part.as_str()),
         address_class = e.address_class().map(|class| class.as_str()),
-        "fetch refused by policy"
+        "{message}"
     );
 }
 
@@ -151,7 +156,7 @@ async fn run(
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<FetchResponse, ToolError> {
+) -> Result<FetchResponse, FetchFailure> {
     let config = &env.ctx.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
@@ -161,19 +166,21 @@ async fn run(
         }
         let response = exchange(env, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
             .await
-            .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
+            .map_err(|failure| FetchFailure::Hop {
+                failure,
+                upgraded: target.upgraded,
+                max_bytes,
+            })?;
         let Some(location) = redirect_location(&response) else {
             break response;
         };
-        // A location that does not resolve against the page is a broken
-        // site, not a policy matter.
         let next = target
             .url
             .join(location)
-            .map_err(|_| ToolError::network())?;
+            .map_err(|_| FetchFailure::UnresolvableLocation)?;
         hops += 1;
         if hops > FETCH_MAX_REDIRECTS {
-            return Err(ToolError::network());
+            return Err(FetchFailure::TooManyRedirects);
         }
         let hop = check_hop(next.as_str(), env, Strict::Skip)?;
         if hop.host == target.host {
@@ -184,19 +191,21 @@ async fn run(
             // Handed back: the target is not contacted at all, not even for
             // its robots.txt. The caller's next web_fetch of the location
             // reads that robots.txt before the page.
-            return Err(ToolError::redirected(next.to_string()));
+            return Err(FetchFailure::CrossHost {
+                location: next.to_string(),
+            });
         }
         target = check_hop(next.as_str(), env, Strict::Check)?;
     };
     let status = response.status;
     if status >= 400 {
-        return Err(ToolError::http_status(
+        return Err(FetchFailure::ErrorStatus {
             status,
-            retry_after_ms(&response.headers),
-        ));
+            retry_after_ms: retry_after_ms(&response.headers),
+        });
     }
     if !(200..300).contains(&status) {
-        return Err(ToolError::network());
+        return Err(FetchFailure::UnexpectedStatus);
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
     let document = Document {
@@ -220,14 +229,10 @@ async fn run(
         ),
         Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
-            return Err(ToolError::unsupported_media_type(media_type));
+            return Err(FetchFailure::MediaType(media_type));
         }
-        Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-        // No content, or a parser that died on the document or broke the
-        // protocol: nothing could be extracted.
-        Ok(PageParse::NoContent) | Err(PortError::Unavailable | PortError::WorkerFailed) => {
-            return Err(ToolError::extraction_failed());
-        }
+        Ok(PageParse::NoContent) => return Err(FetchFailure::NothingExtracted),
+        Err(e) => return Err(FetchFailure::PageReader(e)),
     };
     // Cleaning and windowing a document of up to LIM-F3 is CPU work of up
     // to a few hundred milliseconds: off the async threads, so that other
@@ -236,21 +241,13 @@ async fn run(
     let args = args.clone();
     tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, read, &args))
         .await
-        .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
+        .unwrap_or(Err(FetchFailure::NothingExtracted))
 }
 
-/// A redirect target passes the whole URL policy again; a location the
-/// policy cannot even read (too long, unparsable) is refused like a
-/// destination it refuses.
-fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
-    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| match e {
-        ToolError::InvalidRequest(_) => ToolError::denied_egress(Refused::UrlForm),
-        ToolError::Denied(_)
-        | ToolError::Unavailable(_)
-        | ToolError::Redirected { .. }
-        | ToolError::UnsupportedContent(_)
-        | ToolError::TooLarge { .. } => e,
-    })
+/// A redirect target passes the whole URL policy again.
+fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, FetchFailure> {
+    policy::check(text, &env.ctx.config, &env.ctx.returned, strict)
+        .map_err(FetchFailure::RedirectRefused)
 }
 
 /// How the parser read the document, as the notices report it.
@@ -270,15 +267,17 @@ fn respond(
     markdown: &str,
     read: Read,
     args: &FetchArgs,
-) -> Result<FetchResponse, ToolError> {
+) -> Result<FetchResponse, FetchFailure> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
     let content = clean_document_text(markdown);
     let length = content.text.chars().count();
     if content.text.trim().is_empty() {
-        return Err(ToolError::extraction_failed());
+        return Err(FetchFailure::NothingExtracted);
     }
     if args.start_char >= length {
-        return Err(ToolError::start_char_beyond(length as u64));
+        return Err(FetchFailure::StartCharBeyond {
+            length: length as u64,
+        });
     }
     let end = window_end(&content.text, args.start_char, args.max_chars, length);
     let window = char_slice(&content.text, args.start_char, end);

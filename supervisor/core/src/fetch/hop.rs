@@ -1,13 +1,12 @@
-//! One hop of a fetch (REQ-FETCH-001, REQ-FETCH-011, design §14): a request
-//! to worker-net under what is left of the network budget, and the ways it
-//! can fail, each mapped to the contract's error in one place.
+//! One hop of a fetch (REQ-FETCH-001, design §14): a request to worker-net
+//! under what is left of the network budget, and the ways it can fail
+//! (answered to the caller in `failure.rs`).
 
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::time::Instant;
 use url::Url;
 
 use super::Env;
-use crate::error::ToolError;
 use crate::limits::WORKER_SLACK;
 use crate::ports::{ExchangeError, PortError};
 
@@ -18,31 +17,6 @@ pub(super) enum HopFailure {
     Port(PortError),
     /// LIM-F4 was spent before the hop could start.
     BudgetSpent,
-}
-
-impl HopFailure {
-    /// The caller's answer. A name that does not resolve and a name whose
-    /// every address the policy refuses answer alike (`network`).
-    pub(super) fn into_error(self, upgraded: bool, max_bytes: u64) -> ToolError {
-        match self {
-            Self::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => {
-                ToolError::denied_upgrade_failed()
-            }
-            Self::Net(NetFailure::InvalidUrl) => ToolError::denied_scheme(),
-            Self::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
-            Self::Net(NetFailure::Timeout) | Self::Port(PortError::Timeout) | Self::BudgetSpent => {
-                ToolError::fetch_deadline()
-            }
-            Self::Net(
-                NetFailure::Resolve
-                | NetFailure::Refused(_)
-                | NetFailure::Connect
-                | NetFailure::Tls
-                | NetFailure::Protocol,
-            )
-            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => ToolError::network(),
-        }
-    }
 }
 
 /// One GET through worker-net under the agent profile, within what is left
