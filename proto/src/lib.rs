@@ -14,6 +14,8 @@
 //! [`EngineKind`] names an engine type on the wire; it is made from the
 //! engine list, [`engine_list!`], from which the supervisor's driver registry
 //! and worker-parse's parser dispatch are made as well.
+//! [`retry_after_ms`] is the one reading of a wait from headers, shared by
+//! the supervisor's fetch and the engine parsers.
 //!
 //! [`limits`] holds every LIM value of the project in one place. The egress
 //! policy and the robots.txt matcher are rypsok-egress's: this crate only
@@ -23,6 +25,7 @@
 mod date;
 mod engine;
 mod frame;
+mod header;
 pub mod limits;
 mod message;
 #[cfg(feature = "probe")]
@@ -33,6 +36,7 @@ mod serve;
 pub use date::{is_iso_date, iso_date_of_unix};
 pub use engine::EngineKind;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
+pub use header::{capped_wait_ms, header_value, retry_after_ms, whole_number};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,
     FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure, NetInit, NetRequest,

@@ -30,6 +30,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use rypsok_core::config::{HttpConfig, TextFormat};
+use rypsok_core::error::{ErrorKind, Reason};
 use rypsok_core::response::markdown;
 use rypsok_core::tools::{DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition};
 use rypsok_core::{Caller, Services, ToolOutput};
@@ -38,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 /// Refused calls by tool, error kind and reason.
-type RefusalCounts = BTreeMap<(String, &'static str, String), u64>;
+type RefusalCounts = BTreeMap<(String, ErrorKind, Option<Reason>), u64>;
 
 /// The MCP server of one process. Cheap to clone: the HTTP service makes
 /// one per session or stateless request.
@@ -127,14 +128,12 @@ impl Adapter {
 
     /// Counts one refused call and answers how many of its tool, kind and
     /// reason this process has refused so far.
-    fn count_refusal(&self, tool: &str, kind: &'static str, reason: &str) -> u64 {
+    fn count_refusal(&self, tool: &str, kind: ErrorKind, reason: Option<Reason>) -> u64 {
         let mut counts = self
             .refused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = counts
-            .entry((tool.to_owned(), kind, reason.to_owned()))
-            .or_default();
+        let count = counts.entry((tool.to_owned(), kind, reason)).or_default();
         *count += 1;
         *count
     }
@@ -268,12 +267,11 @@ impl ServerHandler for Adapter {
                 );
             }
             Err(error) => {
-                let reason = error.reason().unwrap_or_default();
-                let refused_count = self.count_refusal(&tool, error.kind().as_str(), reason);
+                let refused_count = self.count_refusal(&tool, error.kind(), error.reason());
                 tracing::info!(
                     event = "call_refused",
                     kind = error.kind().as_str(),
-                    reason,
+                    reason = error.reason().map_or("", |reason| reason.as_str()),
                     refused_count,
                     latency_ms,
                     "call answered with an error"

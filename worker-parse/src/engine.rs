@@ -22,8 +22,12 @@ mod test_support;
 mod text;
 mod wikipedia;
 
-use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
+use rypsok_proto::limits::URL_MAX_CHARS;
+// The one reading of a provider's wait, shared with the supervisor's fetch:
+// digits only, capped at RETRY_AFTER_MAX_S (design §14).
+pub(crate) use rypsok_proto::retry_after_ms;
 use rypsok_proto::{EngineFailure, EngineKind, EngineParse, Header};
+use rypsok_proto::{capped_wait_ms, header_value, whole_number};
 use serde_json::{Map, Value};
 
 /// One engine answer, as every parser takes it.
@@ -104,49 +108,6 @@ pub(crate) fn is_web_url(url: &str) -> bool {
         && !url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// The provider's `Retry-After`, in milliseconds, capped at
-/// [`RETRY_AFTER_MAX_S`] (design §14). Only the delay-seconds form is read:
-/// an HTTP date would need a clock the parser does not trust, so it counts
-/// as absent, as does anything malformed.
-pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    header_value(headers, "retry-after")
-        .and_then(whole_number)
-        .map(capped_wait_ms)
-}
-
-/// The value of the first header named `name` (names compared without
-/// case), trimmed.
-fn header_value<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|header| header.name.eq_ignore_ascii_case(name))
-        .map(|header| header.value.trim())
-}
-
-/// A header value that is a whole number: one or more ASCII digits, and
-/// nothing else (no sign, fraction, unit or date), else `None`. A number
-/// past `u64` saturates rather than being refused: every caller caps the
-/// wait it reads with [`capped_wait_ms`], so a provider's absurdly long
-/// delay or far-off reset still means "the longest wait", never "unknown".
-fn whole_number(value: &str) -> Option<u64> {
-    if value.is_empty() {
-        return None;
-    }
-    value.bytes().try_fold(0_u64, |number, byte| {
-        byte.is_ascii_digit().then(|| {
-            number
-                .saturating_mul(10)
-                .saturating_add(u64::from(byte - b'0'))
-        })
-    })
-}
-
-/// A wait of `seconds` a provider asked for, in milliseconds, held to
-/// [`RETRY_AFTER_MAX_S`] (design §14).
-fn capped_wait_ms(seconds: u64) -> u64 {
-    seconds.min(RETRY_AFTER_MAX_S) * 1000
-}
-
 /// Whether `x-ratelimit-remaining` says the provider's window is spent (a
 /// single `0`; a list, as Brave sends, is that driver's own reading).
 pub(crate) fn rate_window_spent(headers: &[Header]) -> bool {
@@ -154,7 +115,8 @@ pub(crate) fn rate_window_spent(headers: &[Header]) -> bool {
 }
 
 /// The time until the provider's rate window resets, in milliseconds,
-/// capped at [`RETRY_AFTER_MAX_S`], for providers whose `x-ratelimit-reset`
+/// capped at [`RETRY_AFTER_MAX_S`](rypsok_proto::limits::RETRY_AFTER_MAX_S),
+/// for providers whose `x-ratelimit-reset`
 /// is a moment in UTC epoch seconds (GitHub). The moment is read against
 /// the answer's own `Date`, so both ends come from the provider's clock
 /// and the parser needs none; without a readable `Date` or reset the wait
@@ -172,6 +134,8 @@ pub(crate) fn reset_epoch_wait_ms(headers: &[Header]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use rypsok_proto::limits::RETRY_AFTER_MAX_S;
+
     use super::*;
     use crate::engine::test_support::headers;
 

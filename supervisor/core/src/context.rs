@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rypsok_proto::Header;
 use tokio::sync::Semaphore;
 
 use crate::cache::SearchCache;
@@ -77,6 +78,14 @@ pub fn user_agent(config: &Config) -> String {
 }
 
 impl Context {
+    /// The User-Agent header of every request rypsok makes (REQ-CMP-004).
+    pub(crate) fn user_agent_header(&self) -> Header {
+        Header {
+            name: "user-agent".to_owned(),
+            value: self.user_agent.clone(),
+        }
+    }
+
     /// `credentials` holds each engine's credential by engine id, as the
     /// adapter read it once at start (REQ-CFG-004); an engine that needs one,
     /// or whose operator named one, and has none is inactive, with one log

@@ -1,18 +1,23 @@
-//! Tool errors and the one place where they become the wire's error object
-//! (design §4; REQ-ERR-001..004, REQ-SEC-016), after rustls's closed error
-//! enum with its wire mapping beside it.
+//! Tool errors (design §4; REQ-ERR-001..004, REQ-SEC-016), after rustls's
+//! closed, nested error enum: a [`ToolError`] is one kind, and within the
+//! kinds that have one, a typed reason ([`Denied`], [`Unavailable`],
+//! [`Unsupported`]) carrying exactly the data its wire form needs. Each
+//! failure has one spelling: there is no second variant for the same kind
+//! and reason. `wire.rs` is the one mapping to the wire's error object.
 //!
-//! The error kinds and reasons are vocabularies, spelled once through the
-//! `vocabulary!` macro (a test checks serde and `as_str()` agree); the
-//! words of successful responses and notices are in `response.rs`. Messages
-//! are static text plus numbers: never external text, never the caller's
-//! input.
+//! The words of the contract (kinds, reasons, the `refused` parts, the
+//! detail keys) are vocabularies, spelled once through the `vocabulary!`
+//! macro (a test checks serde and `as_str()` agree); the words of
+//! successful responses and notices are in `response.rs`.
 
-use rypsok_egress::{AddressClass, Refusal};
-use serde_json::{Map, Value, json};
+use rypsok_egress::{AddressClass, AddressVerdict};
 
-use crate::limits::ERROR_MESSAGE_MAX_CHARS;
+use crate::secret::SecretKind;
 use crate::vocabulary::vocabulary;
+
+mod wire;
+
+pub use wire::{DetailKey, DetailValue, Field};
 
 vocabulary! {
     /// Error kinds (§4).
@@ -73,8 +78,8 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// Which part of the policy refused a destination: the `refused` detail
-    /// of `denied` for `egress` and `strict_mode`.
+    /// Which part of the policy refused a destination: the words of the
+    /// `refused` detail of `denied` for `egress` and `strict_mode`.
     pub EgressRefused {
         /// A port outside LIM-F8 that no allow rule opens.
         Port => "port",
@@ -90,38 +95,6 @@ vocabulary! {
         UrlForm => "url_form",
         /// Strict mode: not a URL rypsok returned, and no allow rule names it.
         NotAllowedStrict => "not_allowed_strict",
-    }
-}
-
-/// The `refused` detail of a denial, and for [`EgressRefused::AddressClass`]
-/// the class (a closed vocabulary of rypsok-egress). Never an address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Refused {
-    /// Which part of the policy refused.
-    pub by: EgressRefused,
-    /// The address class, for [`EgressRefused::AddressClass`].
-    pub class: Option<AddressClass>,
-}
-
-impl Refused {
-    /// The policy's refusal of one destination judged on the URL. The
-    /// peer-mismatch refusal exists only at connect time, where the caller
-    /// is answered `network`: read here as a refused address.
-    pub const fn from_policy(refusal: Refusal) -> Self {
-        match refusal {
-            Refusal::Port => Self::by(EgressRefused::Port),
-            Refusal::AddressClass(class) => Self {
-                by: EgressRefused::AddressClass,
-                class: Some(class),
-            },
-            Refusal::DenyRule => Self::by(EgressRefused::DenyRule),
-            Refusal::PeerMismatch => Self::by(EgressRefused::AddressClass),
-        }
-    }
-
-    /// A refusal with no class.
-    pub const fn by(by: EgressRefused) -> Self {
-        Self { by, class: None }
     }
 }
 
@@ -195,70 +168,227 @@ pub enum ParamProblem {
     },
 }
 
-/// Where a secret was found: its kind (a fixed vocabulary) and its position
-/// in Unicode scalar values.
+/// Where a secret was found: its kind and its position in Unicode scalar
+/// values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SecretAt {
-    /// The detector's name for it.
-    pub kind: &'static str,
+    /// What was found.
+    pub kind: SecretKind,
     /// Unicode scalar values before it.
     pub position: u64,
 }
 
 /// A tool execution error: the wire's `{"error": {kind, message, detail}}`
-/// (design §4). Each variant carries its typed data; [`Self::to_wire`] is
-/// the one mapping to the wire, and [`Self::message`] holds every message,
-/// static text plus numbers, never external text or the caller's input.
-/// The constructors below are the way to build one.
+/// (design §4). One variant per kind; the kinds with reasons nest a closed
+/// enum of them. `wire.rs` holds every message (static text plus numbers,
+/// never external text or the caller's input) and the detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolError {
     /// `invalid_request`.
     InvalidRequest(ParamProblem),
-    /// `denied`; the secret reasons say where the secret is.
-    Denied {
-        /// The reason.
-        reason: DeniedReason,
-        /// The secret found, for `secret_in_query` and `secret_in_url`.
-        secret: Option<SecretAt>,
-        /// Which part of the policy refused, for `egress` and `strict_mode`.
-        refused: Option<Refused>,
-    },
-    /// `denied`, `scheme`: an http URL was retried over https (plain http
-    /// is not allowed) and that request failed.
-    UpgradeFailed,
-    /// `unavailable`, with a retry hint where there is one.
-    Unavailable {
-        /// The reason.
-        reason: UnavailableReason,
-        /// When to retry.
-        retry_after_ms: Option<u64>,
-    },
-    /// `unavailable`, `http_status`: the site answered 4xx or 5xx.
-    HttpStatus {
-        /// The status.
-        status: u16,
-        /// The site's retry hint; sent only where retrying helps.
-        retry_after_ms: Option<u64>,
-    },
-    /// `unavailable`, `deadline`, for a fetch.
-    FetchDeadline,
+    /// `denied`.
+    Denied(Denied),
+    /// `unavailable`.
+    Unavailable(Unavailable),
     /// `redirected`: the page moved to another host.
     Redirected {
         /// External data, already bounded by LIM-F9.
         location: String,
     },
     /// `unsupported_content`.
-    UnsupportedContent {
-        /// The reason.
-        reason: UnsupportedReason,
-        /// For `media_type`: external data, already cleaned and bounded.
-        media_type: Option<String>,
-    },
+    UnsupportedContent(Unsupported),
     /// `too_large`: the body exceeded LIM-F3.
     TooLarge {
         /// LIM-F3.
         limit_bytes: u64,
     },
+}
+
+/// Why policy refused a call: the reasons of `denied`, each with its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denied {
+    /// `egress`, saying which part of the policy refused.
+    Egress(Refused),
+    /// `robots_txt`.
+    RobotsTxt,
+    /// `scheme`.
+    Scheme(SchemeDenial),
+    /// `strict_mode`: neither a URL rypsok returned nor one an allow rule
+    /// names (its `refused` part is always `not_allowed_strict`).
+    StrictMode,
+    /// `credential_in_url`: the URL names a user.
+    CredentialInUrl,
+    /// `secret_in_query`.
+    SecretInQuery(SecretAt),
+    /// `secret_in_url`.
+    SecretInUrl(SecretAt),
+}
+
+/// The two ways a scheme is refused; the wire says `scheme` for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemeDenial {
+    /// Not https (nor http where the operator allows it).
+    NotAllowed,
+    /// An http URL was retried over https (plain http is not allowed) and
+    /// that request failed.
+    UpgradeFailed,
+}
+
+/// Which part of the egress policy refused a destination judged on its URL
+/// (`denied`, `egress`). Never an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// A port outside LIM-F8 that no allow rule opens.
+    Port,
+    /// An internal or special-purpose address of this class.
+    AddressClass(AddressClass),
+    /// An operator deny rule.
+    DenyRule,
+    /// A host name the policy cannot read.
+    HostName,
+    /// A URL the fetch leads to (a redirect location past LIM-F9, a
+    /// robots.txt location) that cannot be requested.
+    UrlForm,
+}
+
+impl Refused {
+    /// The policy's verdict on an address, when it refuses.
+    pub const fn of_verdict(verdict: AddressVerdict) -> Option<Self> {
+        match verdict {
+            AddressVerdict::Allowed | AddressVerdict::AllowedByRule => None,
+            AddressVerdict::Refused(class) => Some(Self::AddressClass(class)),
+            AddressVerdict::DeniedByRule => Some(Self::DenyRule),
+            AddressVerdict::PortNotAllowed => Some(Self::Port),
+        }
+    }
+
+    /// Its word in the `refused` detail.
+    pub const fn part(self) -> EgressRefused {
+        match self {
+            Self::Port => EgressRefused::Port,
+            Self::AddressClass(_) => EgressRefused::AddressClass,
+            Self::DenyRule => EgressRefused::DenyRule,
+            Self::HostName => EgressRefused::HostName,
+            Self::UrlForm => EgressRefused::UrlForm,
+        }
+    }
+
+    /// The refusing class, for [`Self::AddressClass`].
+    pub const fn address_class(self) -> Option<AddressClass> {
+        match self {
+            Self::AddressClass(class) => Some(class),
+            Self::Port | Self::DenyRule | Self::HostName | Self::UrlForm => None,
+        }
+    }
+}
+
+/// Why nothing could be returned: the reasons of `unavailable`, each with
+/// its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unavailable {
+    /// `no_engine`.
+    NoEngine,
+    /// `all_failed`.
+    AllFailed,
+    /// `rate_limited`: the tool's rate limit, free again after this long.
+    RateLimited {
+        /// When to retry.
+        retry_after_ms: u64,
+    },
+    /// `network`: a fetch could not reach the site.
+    Network,
+    /// `deadline`, of a search or of a fetch.
+    Deadline(DeadlineOf),
+    /// `http_status`: the site answered 4xx or 5xx.
+    HttpStatus {
+        /// The status.
+        status: u16,
+        /// The site's retry hint; sent only where retrying helps.
+        retry_after_ms: Option<u64>,
+    },
+    /// `busy`: a concurrency limit was reached.
+    Busy,
+}
+
+/// Whose deadline passed with nothing to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeadlineOf {
+    /// A search: no engine answered in time.
+    Search,
+    /// A fetch: the page was not retrieved in time.
+    Fetch,
+}
+
+/// Why a page could not be read: the reasons of `unsupported_content`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsupported {
+    /// `media_type`: external data, already cleaned and bounded.
+    MediaType(String),
+    /// `extraction_failed`.
+    ExtractionFailed,
+}
+
+/// The `reason` of an error's detail: a word of one of the three reason
+/// vocabularies (safe to log and count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    /// A reason of `denied`.
+    Denied(DeniedReason),
+    /// A reason of `unavailable`.
+    Unavailable(UnavailableReason),
+    /// A reason of `unsupported_content`.
+    Unsupported(UnsupportedReason),
+}
+
+impl Reason {
+    /// The wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Denied(reason) => reason.as_str(),
+            Self::Unavailable(reason) => reason.as_str(),
+            Self::Unsupported(reason) => reason.as_str(),
+        }
+    }
+}
+
+impl Denied {
+    /// Its word.
+    pub const fn reason(&self) -> DeniedReason {
+        match self {
+            Self::Egress(_) => DeniedReason::Egress,
+            Self::RobotsTxt => DeniedReason::RobotsTxt,
+            Self::Scheme(_) => DeniedReason::Scheme,
+            Self::StrictMode => DeniedReason::StrictMode,
+            Self::CredentialInUrl => DeniedReason::CredentialInUrl,
+            Self::SecretInQuery(_) => DeniedReason::SecretInQuery,
+            Self::SecretInUrl(_) => DeniedReason::SecretInUrl,
+        }
+    }
+}
+
+impl Unavailable {
+    /// Its word.
+    pub const fn reason(&self) -> UnavailableReason {
+        match self {
+            Self::NoEngine => UnavailableReason::NoEngine,
+            Self::AllFailed => UnavailableReason::AllFailed,
+            Self::RateLimited { .. } => UnavailableReason::RateLimited,
+            Self::Network => UnavailableReason::Network,
+            Self::Deadline(_) => UnavailableReason::Deadline,
+            Self::HttpStatus { .. } => UnavailableReason::HttpStatus,
+            Self::Busy => UnavailableReason::Busy,
+        }
+    }
+}
+
+impl Unsupported {
+    /// Its word.
+    pub const fn reason(&self) -> UnsupportedReason {
+        match self {
+            Self::MediaType(_) => UnsupportedReason::MediaType,
+            Self::ExtractionFailed => UnsupportedReason::ExtractionFailed,
+        }
+    }
 }
 
 impl ToolError {
@@ -325,86 +455,93 @@ impl ToolError {
         Self::InvalidRequest(ParamProblem::StartCharBeyond { length })
     }
 
-    /// `unavailable` with a reason and an optional retry hint.
-    pub fn unavailable(reason: UnavailableReason, retry_after_ms: Option<u64>) -> Self {
-        Self::Unavailable {
-            reason,
-            retry_after_ms,
-        }
+    /// `unavailable`, `no_engine`.
+    pub fn no_engine() -> Self {
+        Self::Unavailable(Unavailable::NoEngine)
     }
 
-    /// `denied` with a reason (the secret reasons carry more: see
-    /// [`Self::denied_secret`]).
-    pub fn denied(reason: DeniedReason) -> Self {
-        Self::Denied {
-            reason,
-            secret: None,
-            refused: None,
-        }
+    /// `unavailable`, `all_failed`.
+    pub fn all_failed() -> Self {
+        Self::Unavailable(Unavailable::AllFailed)
     }
 
-    /// `denied`, `egress`, saying which part of the policy refused.
-    pub fn denied_egress(refused: Refused) -> Self {
-        Self::Denied {
-            reason: DeniedReason::Egress,
-            secret: None,
-            refused: Some(refused),
-        }
+    /// `unavailable`, `deadline` for a search.
+    pub fn search_deadline() -> Self {
+        Self::Unavailable(Unavailable::Deadline(DeadlineOf::Search))
     }
 
-    /// `denied`, `strict_mode`: the URL is neither one rypsok returned nor
-    /// one an allow rule names.
-    pub fn denied_strict_mode() -> Self {
-        Self::Denied {
-            reason: DeniedReason::StrictMode,
-            secret: None,
-            refused: Some(Refused::by(EgressRefused::NotAllowedStrict)),
-        }
+    /// `unavailable`, `deadline` for a fetch.
+    pub fn fetch_deadline() -> Self {
+        Self::Unavailable(Unavailable::Deadline(DeadlineOf::Fetch))
     }
 
-    /// Which part of the policy refused, for a denial that says so.
-    pub const fn refused(&self) -> Option<Refused> {
-        match self {
-            Self::Denied { refused, .. } => *refused,
-            Self::InvalidRequest(_)
-            | Self::UpgradeFailed
-            | Self::Unavailable { .. }
-            | Self::HttpStatus { .. }
-            | Self::FetchDeadline
-            | Self::Redirected { .. }
-            | Self::UnsupportedContent { .. }
-            | Self::TooLarge { .. } => None,
-        }
+    /// `unavailable`, `rate_limited`: the tool's rate limit, free again in
+    /// `retry_after_ms`.
+    pub fn rate_limited(retry_after_ms: u64) -> Self {
+        Self::Unavailable(Unavailable::RateLimited { retry_after_ms })
     }
 
-    /// `denied` for a secret, with its kind (a fixed vocabulary) and its
-    /// position in Unicode scalar values.
-    pub fn denied_secret(reason: DeniedReason, kind: &'static str, position: u64) -> Self {
-        Self::Denied {
-            reason,
-            secret: Some(SecretAt { kind, position }),
-            refused: None,
-        }
+    /// `unavailable`, `network`.
+    pub fn network() -> Self {
+        Self::Unavailable(Unavailable::Network)
     }
 
-    /// `denied`, `scheme`: the https retry of an http URL failed.
-    pub fn denied_upgrade_failed() -> Self {
-        Self::UpgradeFailed
+    /// `unavailable`, `busy`.
+    pub fn busy() -> Self {
+        Self::Unavailable(Unavailable::Busy)
     }
 
     /// `unavailable`, `http_status`: the site answered 4xx or 5xx. 408, 425,
     /// 429 and 5xx say retry later; any other 4xx says retrying will not
     /// help (design §14, REQ-FETCH-011).
     pub fn http_status(status: u16, retry_after_ms: Option<u64>) -> Self {
-        Self::HttpStatus {
+        Self::Unavailable(Unavailable::HttpStatus {
             status,
             retry_after_ms,
-        }
+        })
     }
 
-    /// `unavailable`, `deadline` for a fetch.
-    pub fn fetch_deadline() -> Self {
-        Self::FetchDeadline
+    /// `denied`, `egress`, saying which part of the policy refused.
+    pub fn denied_egress(refused: Refused) -> Self {
+        Self::Denied(Denied::Egress(refused))
+    }
+
+    /// `denied`, `robots_txt`.
+    pub fn denied_robots_txt() -> Self {
+        Self::Denied(Denied::RobotsTxt)
+    }
+
+    /// `denied`, `scheme`: not https (nor http where allowed).
+    pub fn denied_scheme() -> Self {
+        Self::Denied(Denied::Scheme(SchemeDenial::NotAllowed))
+    }
+
+    /// `denied`, `scheme`: the https retry of an http URL failed.
+    pub fn denied_upgrade_failed() -> Self {
+        Self::Denied(Denied::Scheme(SchemeDenial::UpgradeFailed))
+    }
+
+    /// `denied`, `strict_mode`: the URL is neither one rypsok returned nor
+    /// one an allow rule names.
+    pub fn denied_strict_mode() -> Self {
+        Self::Denied(Denied::StrictMode)
+    }
+
+    /// `denied`, `credential_in_url`: the URL names a user.
+    pub fn denied_credential_in_url() -> Self {
+        Self::Denied(Denied::CredentialInUrl)
+    }
+
+    /// `denied`, `secret_in_query`, with the secret's kind and its position
+    /// in Unicode scalar values.
+    pub fn secret_in_query(kind: SecretKind, position: u64) -> Self {
+        Self::Denied(Denied::SecretInQuery(SecretAt { kind, position }))
+    }
+
+    /// `denied`, `secret_in_url`, with the secret's kind and its position
+    /// in Unicode scalar values.
+    pub fn secret_in_url(kind: SecretKind, position: u64) -> Self {
+        Self::Denied(Denied::SecretInUrl(SecretAt { kind, position }))
     }
 
     /// `redirected`: the page moved to another host. `location` is
@@ -416,18 +553,12 @@ impl ToolError {
     /// `unsupported_content`, `media_type`: `media_type` is external data,
     /// already cleaned and bounded.
     pub fn unsupported_media_type(media_type: String) -> Self {
-        Self::UnsupportedContent {
-            reason: UnsupportedReason::MediaType,
-            media_type: Some(media_type),
-        }
+        Self::UnsupportedContent(Unsupported::MediaType(media_type))
     }
 
     /// `unsupported_content`, `extraction_failed`.
     pub fn extraction_failed() -> Self {
-        Self::UnsupportedContent {
-            reason: UnsupportedReason::ExtractionFailed,
-            media_type: None,
-        }
+        Self::UnsupportedContent(Unsupported::ExtractionFailed)
     }
 
     /// `too_large`: the body exceeded LIM-F3.
@@ -439,266 +570,117 @@ impl ToolError {
     pub const fn kind(&self) -> ErrorKind {
         match self {
             Self::InvalidRequest(_) => ErrorKind::InvalidRequest,
-            Self::Denied { .. } | Self::UpgradeFailed => ErrorKind::Denied,
-            Self::Unavailable { .. } | Self::HttpStatus { .. } | Self::FetchDeadline => {
-                ErrorKind::Unavailable
-            }
+            Self::Denied(_) => ErrorKind::Denied,
+            Self::Unavailable(_) => ErrorKind::Unavailable,
             Self::Redirected { .. } => ErrorKind::Redirected,
-            Self::UnsupportedContent { .. } => ErrorKind::UnsupportedContent,
+            Self::UnsupportedContent(_) => ErrorKind::UnsupportedContent,
             Self::TooLarge { .. } => ErrorKind::TooLarge,
         }
     }
 
-    /// The `reason` of the detail, when the kind has one (a closed
-    /// vocabulary: safe to log).
-    pub const fn reason(&self) -> Option<&'static str> {
+    /// The `reason` of the detail, when the kind has one.
+    pub const fn reason(&self) -> Option<Reason> {
         match self {
-            Self::Denied { reason, .. } => Some(reason.as_str()),
-            Self::UpgradeFailed => Some(DeniedReason::Scheme.as_str()),
-            Self::Unavailable { reason, .. } => Some(reason.as_str()),
-            Self::HttpStatus { .. } => Some(UnavailableReason::HttpStatus.as_str()),
-            Self::FetchDeadline => Some(UnavailableReason::Deadline.as_str()),
-            Self::UnsupportedContent { reason, .. } => Some(reason.as_str()),
+            Self::Denied(denied) => Some(Reason::Denied(denied.reason())),
+            Self::Unavailable(unavailable) => Some(Reason::Unavailable(unavailable.reason())),
+            Self::UnsupportedContent(unsupported) => {
+                Some(Reason::Unsupported(unsupported.reason()))
+            }
             Self::InvalidRequest(_) | Self::Redirected { .. } | Self::TooLarge { .. } => None,
         }
     }
 
-    /// Whether this is a denial for `reason`.
-    pub fn is_denied_for(&self, reason: DeniedReason) -> bool {
-        self.reason() == Some(reason.as_str()) && self.kind() == ErrorKind::Denied
-    }
-
-    /// The message: static text plus numbers, at most LIM-I4 characters.
-    pub fn message(&self) -> String {
-        let text = match self {
-            Self::InvalidRequest(problem) => return param_message(problem),
-            Self::Denied {
-                refused: Some(refused),
-                ..
-            } => refused_message(refused.by),
-            Self::Denied { reason, .. } => denied_message(*reason),
-            Self::UpgradeFailed => {
-                "the http URL was retried over https and that request failed; plain http is not allowed"
-            }
-            Self::Unavailable { reason, .. } => unavailable_message(*reason),
-            Self::HttpStatus { status, .. } if is_retryable_status(*status) => {
-                return format!("the site answered with status {status}; retry later");
-            }
-            Self::HttpStatus { status, .. } => {
-                return format!(
-                    "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
-                );
-            }
-            Self::FetchDeadline => "the page was not retrieved before the deadline; retry later",
-            Self::Redirected { .. } => {
-                "the page redirects to another host; fetch the location to follow it"
-            }
-            Self::UnsupportedContent {
-                reason: UnsupportedReason::MediaType,
-                ..
-            } => {
-                "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are"
-            }
-            Self::UnsupportedContent {
-                reason: UnsupportedReason::ExtractionFailed,
-                ..
-            } => "no main content could be extracted from the page",
-            Self::TooLarge { limit_bytes } => {
-                return format!("the page is larger than the limit of {limit_bytes} bytes");
-            }
-        };
-        text.to_owned()
-    }
-
-    /// The detail object: keys from §4's table.
-    pub fn detail(&self) -> Map<String, Value> {
-        let mut detail = Map::new();
-        let mut put = |key: &str, value: Value| {
-            detail.insert(key.to_owned(), value);
-        };
-        if let Some(reason) = self.reason() {
-            put("reason", json!(reason));
-        }
+    /// Which part of the policy refused, for a denial that says so
+    /// (`egress`, `strict_mode`).
+    pub const fn refused(&self) -> Option<EgressRefused> {
         match self {
-            Self::InvalidRequest(problem) => match problem {
-                ParamProblem::OutOfRange {
-                    parameter,
-                    min,
-                    max,
-                }
-                | ParamProblem::BadLength {
-                    parameter,
-                    min,
-                    max,
-                } => {
-                    put("parameter", json!(parameter));
-                    put("min", json!(min));
-                    put("max", json!(max));
-                }
-                ParamProblem::WrongType { parameter, .. } | ParamProblem::Missing { parameter } => {
-                    put("parameter", json!(parameter));
-                }
-                ParamProblem::NotAllowed { parameter, allowed } => {
-                    put("parameter", json!(parameter));
-                    put("allowed", json!(allowed));
-                }
-                ParamProblem::UnknownParameter { allowed } => put("allowed", json!(allowed)),
-                ParamProblem::UrlTooLong { max } => {
-                    put("parameter", json!("url"));
-                    put("max", json!(max));
-                }
-                ParamProblem::InvalidUrl => put("parameter", json!("url")),
-                ParamProblem::StartCharBeyond { length } => {
-                    put("parameter", json!("start_char"));
-                    put("min", json!(0));
-                    put("max", json!(length.saturating_sub(1)));
-                }
-            },
-            Self::Denied {
-                secret, refused, ..
-            } => {
-                if let Some(at) = secret {
-                    put("kind", json!(at.kind));
-                    put("position", json!(at.position));
-                }
-                if let Some(refused) = refused {
-                    put("refused", json!(refused.by.as_str()));
-                    if let Some(class) = refused.class {
-                        put("address_class", json!(class.as_str()));
-                    }
-                }
-            }
-            Self::Unavailable { retry_after_ms, .. } => {
-                if let Some(ms) = retry_after_ms {
-                    put("retry_after_ms", json!(ms));
-                }
-            }
-            Self::HttpStatus {
-                status,
-                retry_after_ms,
-            } => {
-                put("status", json!(status));
-                if let (Some(ms), true) = (retry_after_ms, is_retryable_status(*status)) {
-                    put("retry_after_ms", json!(ms));
-                }
-            }
-            Self::Redirected { location } => put("location", json!(location)),
-            Self::UnsupportedContent { media_type, .. } => {
-                if let Some(media_type) = media_type {
-                    put("media_type", json!(media_type));
-                }
-            }
-            Self::TooLarge { limit_bytes } => put("limit_bytes", json!(limit_bytes)),
-            Self::UpgradeFailed | Self::FetchDeadline => {}
+            Self::Denied(Denied::Egress(refused)) => Some(refused.part()),
+            Self::Denied(Denied::StrictMode) => Some(EgressRefused::NotAllowedStrict),
+            Self::Denied(
+                Denied::RobotsTxt
+                | Denied::Scheme(_)
+                | Denied::CredentialInUrl
+                | Denied::SecretInQuery(_)
+                | Denied::SecretInUrl(_),
+            )
+            | Self::InvalidRequest(_)
+            | Self::Unavailable(_)
+            | Self::Redirected { .. }
+            | Self::UnsupportedContent(_)
+            | Self::TooLarge { .. } => None,
         }
-        detail
     }
 
-    /// The wire form: `{"error": {kind, message, detail}}` (REQ-ERR-002).
-    pub fn to_wire(&self) -> Value {
-        let message = self.message();
-        debug_assert!(
-            message.chars().count() <= ERROR_MESSAGE_MAX_CHARS,
-            "{message}"
-        );
-        json!({ "error": { "kind": self.kind().as_str(), "message": message, "detail": self.detail() } })
-    }
-}
-
-/// 408, 425, 429 and 5xx: retrying later may help (design §14).
-const fn is_retryable_status(status: u16) -> bool {
-    matches!(status, 408 | 425 | 429) || status >= 500
-}
-
-fn param_message(problem: &ParamProblem) -> String {
-    match problem {
-        ParamProblem::OutOfRange {
-            parameter,
-            min,
-            max,
-        } => format!("{parameter} must be between {min} and {max}"),
-        ParamProblem::BadLength {
-            parameter,
-            min,
-            max,
-        } => format!("{parameter} must be {min} to {max} characters after trimming"),
-        ParamProblem::WrongType {
-            parameter,
-            expected,
-        } => format!("{parameter} must be {expected}"),
-        ParamProblem::Missing { parameter } => format!("{parameter} is required"),
-        ParamProblem::NotAllowed { parameter, .. } => {
-            format!("{parameter} must be one of the allowed values")
-        }
-        ParamProblem::UnknownParameter { allowed } if allowed.is_empty() => {
-            "this tool takes no parameters".to_owned()
-        }
-        ParamProblem::UnknownParameter { .. } => {
-            "unknown parameter; see allowed for the parameters this tool takes".to_owned()
-        }
-        ParamProblem::UrlTooLong { max } => format!("url must be at most {max} characters"),
-        ParamProblem::InvalidUrl => "url must be an absolute http or https URL".to_owned(),
-        ParamProblem::StartCharBeyond { length } => {
-            format!("start_char must be below the content length of {length} characters")
+    /// The refusing address class, for an `egress` denial by one.
+    pub const fn address_class(&self) -> Option<AddressClass> {
+        match self {
+            Self::Denied(Denied::Egress(refused)) => refused.address_class(),
+            Self::Denied(
+                Denied::RobotsTxt
+                | Denied::Scheme(_)
+                | Denied::StrictMode
+                | Denied::CredentialInUrl
+                | Denied::SecretInQuery(_)
+                | Denied::SecretInUrl(_),
+            )
+            | Self::InvalidRequest(_)
+            | Self::Unavailable(_)
+            | Self::Redirected { .. }
+            | Self::UnsupportedContent(_)
+            | Self::TooLarge { .. } => None,
         }
     }
 }
 
-const fn denied_message(reason: DeniedReason) -> &'static str {
-    match reason {
-        DeniedReason::Egress => {
-            "the egress policy refuses this destination (an internal address, or a port that is not allowed)"
-        }
-        DeniedReason::RobotsTxt => "the site's robots.txt does not allow rypsok to read this page",
-        DeniedReason::Scheme => {
-            "the URL scheme is not allowed: use https (http only where the operator allows it)"
-        }
-        DeniedReason::StrictMode => {
-            "strict mode: only URLs web_search returned in this process or the operator allowed can be fetched"
-        }
-        DeniedReason::CredentialInUrl => {
-            "the URL names a user; remove the credentials from the URL"
-        }
-        DeniedReason::SecretInQuery => {
-            "the query looks like it carries a credential; remove it and search again"
-        }
-        DeniedReason::SecretInUrl => {
-            "the URL looks like it carries a password or a credential; remove it"
-        }
-    }
-}
-
-const fn refused_message(by: EgressRefused) -> &'static str {
-    match by {
-        EgressRefused::Port => {
-            "the egress policy refuses this port: only 80 and 443, unless the operator allows another"
-        }
-        EgressRefused::AddressClass => {
-            "the egress policy refuses this address: it is internal or special-purpose (see address_class)"
-        }
-        EgressRefused::DenyRule => "an operator deny rule refuses this destination",
-        EgressRefused::HostName => {
-            "the host name cannot be requested: it has an empty label or a character no host name holds"
-        }
-        EgressRefused::UrlForm => {
-            "a URL this fetch leads to (a redirect target) cannot be requested"
-        }
-        EgressRefused::NotAllowedStrict => denied_message(DeniedReason::StrictMode),
-    }
-}
-
-const fn unavailable_message(reason: UnavailableReason) -> &'static str {
-    match reason {
-        UnavailableReason::NoEngine => {
-            "no enabled engine can serve this search (its category, time_range, language or query length)"
-        }
-        UnavailableReason::AllFailed => "every engine failed; retry later",
-        UnavailableReason::RateLimited => "the tool's rate limit was reached; retry later",
-        UnavailableReason::Network => "the site could not be reached",
-        UnavailableReason::Deadline => "no engine answered before the deadline; retry later",
-        UnavailableReason::HttpStatus => "the site answered with an error status",
-        UnavailableReason::Busy => "too many calls are in flight; retry later",
-    }
+/// One of each error the contract can say: every kind, every reason and,
+/// within a reason, each typed variant (every part of the policy, every
+/// address class, both deadlines, both scheme refusals, a retryable and a
+/// final status): the vocabulary the wire tests run over.
+#[cfg(test)]
+pub(crate) fn every_error() -> Vec<ToolError> {
+    let mut errors = vec![
+        ToolError::out_of_range("max_results", 1, 20),
+        ToolError::bad_length("query", 1, 400),
+        ToolError::wrong_type("max_results", "an integer"),
+        ToolError::missing("query"),
+        ToolError::not_allowed("category", &["general", "news"]),
+        ToolError::unknown_parameter(&["query"]),
+        ToolError::unknown_parameter(&[]),
+        ToolError::url_too_long(2048),
+        ToolError::invalid_url(),
+        ToolError::start_char_beyond(10),
+        ToolError::denied_egress(Refused::Port),
+        ToolError::denied_egress(Refused::DenyRule),
+        ToolError::denied_egress(Refused::HostName),
+        ToolError::denied_egress(Refused::UrlForm),
+        ToolError::denied_robots_txt(),
+        ToolError::denied_scheme(),
+        ToolError::denied_upgrade_failed(),
+        ToolError::denied_strict_mode(),
+        ToolError::denied_credential_in_url(),
+        ToolError::secret_in_query(SecretKind::GithubToken, 3),
+        ToolError::secret_in_url(SecretKind::UrlPassword, 8),
+        ToolError::no_engine(),
+        ToolError::all_failed(),
+        ToolError::rate_limited(1500),
+        ToolError::network(),
+        ToolError::search_deadline(),
+        ToolError::fetch_deadline(),
+        ToolError::http_status(404, Some(1000)),
+        ToolError::http_status(503, Some(1000)),
+        ToolError::http_status(503, None),
+        ToolError::busy(),
+        ToolError::redirected("https://example.net/".to_owned()),
+        ToolError::unsupported_media_type("image/png".to_owned()),
+        ToolError::extraction_failed(),
+        ToolError::too_large(5_000_000),
+    ];
+    errors.extend(
+        AddressClass::ALL
+            .into_iter()
+            .map(|class| ToolError::denied_egress(Refused::AddressClass(class))),
+    );
+    errors
 }
 
 #[cfg(test)]

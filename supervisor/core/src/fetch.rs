@@ -6,8 +6,10 @@
 //!
 //! The supervisor reads only headers here (status, `Location`,
 //! `Retry-After`, `Content-Type` passed on untouched); every body goes to
-//! worker-parse.
+//! worker-parse. Each step says how it failed with a [`FetchFailure`];
+//! `failure.rs` alone turns those into the contract's error.
 
+mod failure;
 mod hop;
 pub(crate) mod policy;
 mod robots;
@@ -17,29 +19,25 @@ mod tests;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use rypsok_proto::PageParse;
 use rypsok_proto::limits::{FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS};
+use rypsok_proto::{PageParse, retry_after_ms};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 
 use crate::boundary::{clean_decoded_text, clean_document_text};
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{EgressRefused, ErrorKind, Refused, ToolError, UnavailableReason};
+use crate::error::ToolError;
 use crate::limits::TITLE_MAX_CHARS;
-use crate::ports::{Document, PortError};
+use crate::ports::Document;
 use crate::ratelimit::{Caller, CallerPermits, RateLimit};
 use crate::response::FetchResponse;
 use crate::response::{Notice, NoticeCode, Outcome};
 use crate::validate::FetchArgs;
 
-pub(crate) use hop::retry_after_ms;
+use failure::FetchFailure;
 use hop::{exchange, header, redirect_location};
 use policy::{Strict, Target};
-
-/// Kept back from worker-net's timeout so that a healthy worker answers
-/// (if only with `timeout`) before the port's deadline.
-const WORKER_SLACK: Duration = Duration::from_millis(100);
 
 /// The longest media type an `unsupported_content` error carries.
 const MEDIA_TYPE_MAX_CHARS: usize = 100;
@@ -91,20 +89,20 @@ pub(crate) async fn fetch(
 ) -> Result<FetchResponse, ToolError> {
     let env = Env { ctx, state };
     let config = &ctx.config;
-    let target =
-        policy::check(&args.url, config, &ctx.returned, Strict::Check).inspect_err(log_refusal)?;
+    let target = policy::check(&args.url, config, &ctx.returned, Strict::Check)
+        .inspect_err(|e| log_failure("fetch_refused", "fetch refused by policy", e))?;
     state
         .rate
         .admit(caller)
-        .map_err(|ms| ToolError::unavailable(UnavailableReason::RateLimited, Some(ms)))?;
+        .map_err(|retry_after_ms| FetchFailure::RateLimited { retry_after_ms })?;
     // A full limit answers at once (busy), it does not queue: the caller's
     // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
     // by default), then the process's.
     let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
-        return Err(ToolError::unavailable(UnavailableReason::Busy, None));
+        return Err(FetchFailure::Busy.into());
     };
     let Ok(_permit) = state.in_flight.try_acquire() else {
-        return Err(ToolError::unavailable(UnavailableReason::Busy, None));
+        return Err(FetchFailure::Busy.into());
     };
     // The host only now that the policy admitted it (REQ-PRIV-004), and
     // never when a credential-shaped text (let through in warn mode) lies
@@ -122,37 +120,32 @@ pub(crate) async fn fetch(
     )
     .await
     {
-        Ok(outcome) => outcome,
-        Err(_) => Err(ToolError::fetch_deadline()),
+        Ok(outcome) => outcome.map_err(ToolError::from),
+        Err(_) => Err(FetchFailure::CallDeadline.into()),
     };
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
-        Err(e) => {
-            let reason = e.reason().unwrap_or_default();
-            let refused = e.refused();
-            tracing::info!(
-                event = "fetch_result",
-                outcome = e.kind().as_str(),
-                reason,
-                refused = refused.map(|r| r.by.as_str()),
-                address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
-                "fetch failed"
-            );
-        }
+        Err(e) => log_failure("fetch_result", "fetch failed", e),
     }
     outcome
 }
 
-fn log_refusal(e: &ToolError) {
-    let reason = e.reason().unwrap_or_default();
-    let refused = e.refused();
+/// The log line of a fetch that ended in `e`: refused by the URL policy
+/// (`fetch_refused`) or failed after it (`fetch_result`). Closed words
+/// only: which part of the policy refused and the address class, never the
+/// address or the URL.
+fn log_failure(event: &'static str, message: &'static str, e: &ToolError) {
+    let kind = e.kind().as_str();
     tracing::info!(
-        event = "fetch_refused",
-        kind = e.kind().as_str(),
-        reason,
-        refused = refused.map(|r| r.by.as_str()),
-        address_class = refused.and_then(|r| r.class).map(|class| class.as_str()),
-        "fetch refused by policy"
+        event,
+        // `outcome` as the line of a fetch that answered has it, `kind` as
+        // the call's own `call_refused` line has it.
+        outcome = kind,
+        kind,
+        reason = e.reason().map_or("", |reason| reason.as_str()),
+        refused = e.refused().map(|part| part.as_str()),
+        address_class = e.address_class().map(|class| class.as_str()),
+        "{message}"
     );
 }
 
@@ -163,7 +156,7 @@ async fn run(
     args: &FetchArgs,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<FetchResponse, ToolError> {
+) -> Result<FetchResponse, FetchFailure> {
     let config = &env.ctx.config;
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
@@ -173,19 +166,21 @@ async fn run(
         }
         let response = exchange(env, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
             .await
-            .map_err(|f| f.into_error(target.upgraded, max_bytes))?;
+            .map_err(|failure| FetchFailure::Hop {
+                failure,
+                upgraded: target.upgraded,
+                max_bytes,
+            })?;
         let Some(location) = redirect_location(&response) else {
             break response;
         };
-        // A location that does not resolve against the page is a broken
-        // site, not a policy matter.
         let next = target
             .url
             .join(location)
-            .map_err(|_| ToolError::unavailable(UnavailableReason::Network, None))?;
+            .map_err(|_| FetchFailure::UnresolvableLocation)?;
         hops += 1;
         if hops > FETCH_MAX_REDIRECTS {
-            return Err(ToolError::unavailable(UnavailableReason::Network, None));
+            return Err(FetchFailure::TooManyRedirects);
         }
         let hop = check_hop(next.as_str(), env, Strict::Skip)?;
         if hop.host == target.host {
@@ -196,19 +191,21 @@ async fn run(
             // Handed back: the target is not contacted at all, not even for
             // its robots.txt. The caller's next web_fetch of the location
             // reads that robots.txt before the page.
-            return Err(ToolError::redirected(next.to_string()));
+            return Err(FetchFailure::CrossHost {
+                location: next.to_string(),
+            });
         }
         target = check_hop(next.as_str(), env, Strict::Check)?;
     };
     let status = response.status;
     if status >= 400 {
-        return Err(ToolError::http_status(
+        return Err(FetchFailure::ErrorStatus {
             status,
-            retry_after_ms(&response.headers),
-        ));
+            retry_after_ms: retry_after_ms(&response.headers),
+        });
     }
     if !(200..300).contains(&status) {
-        return Err(ToolError::unavailable(UnavailableReason::Network, None));
+        return Err(FetchFailure::UnexpectedStatus);
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
     let document = Document {
@@ -232,14 +229,10 @@ async fn run(
         ),
         Ok(PageParse::Unsupported { media_type }) => {
             let media_type = clean_decoded_text(&media_type, MEDIA_TYPE_MAX_CHARS).text;
-            return Err(ToolError::unsupported_media_type(media_type));
+            return Err(FetchFailure::MediaType(media_type));
         }
-        Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-        // No content, or a parser that died on the document or broke the
-        // protocol: nothing could be extracted.
-        Ok(PageParse::NoContent) | Err(PortError::Unavailable | PortError::WorkerFailed) => {
-            return Err(ToolError::extraction_failed());
-        }
+        Ok(PageParse::NoContent) => return Err(FetchFailure::NothingExtracted),
+        Err(e) => return Err(FetchFailure::PageReader(e)),
     };
     // Cleaning and windowing a document of up to LIM-F3 is CPU work of up
     // to a few hundred milliseconds: off the async threads, so that other
@@ -248,20 +241,13 @@ async fn run(
     let args = args.clone();
     tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, read, &args))
         .await
-        .unwrap_or_else(|_| Err(ToolError::extraction_failed()))
+        .unwrap_or(Err(FetchFailure::NothingExtracted))
 }
 
-/// A redirect target passes the whole URL policy again; a location the
-/// policy cannot even read (too long, unparsable) is refused like a
-/// destination it refuses.
-fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, ToolError> {
-    policy::check(text, &env.ctx.config, &env.ctx.returned, strict).map_err(|e| {
-        if e.kind() == ErrorKind::InvalidRequest {
-            ToolError::denied_egress(Refused::by(EgressRefused::UrlForm))
-        } else {
-            e
-        }
-    })
+/// A redirect target passes the whole URL policy again.
+fn check_hop(text: &str, env: Env<'_>, strict: Strict) -> Result<Target, FetchFailure> {
+    policy::check(text, &env.ctx.config, &env.ctx.returned, strict)
+        .map_err(FetchFailure::RedirectRefused)
 }
 
 /// How the parser read the document, as the notices report it.
@@ -281,15 +267,17 @@ fn respond(
     markdown: &str,
     read: Read,
     args: &FetchArgs,
-) -> Result<FetchResponse, ToolError> {
+) -> Result<FetchResponse, FetchFailure> {
     let title = clean_decoded_text(title.unwrap_or_default(), TITLE_MAX_CHARS);
     let content = clean_document_text(markdown);
     let length = content.text.chars().count();
     if content.text.trim().is_empty() {
-        return Err(ToolError::extraction_failed());
+        return Err(FetchFailure::NothingExtracted);
     }
     if args.start_char >= length {
-        return Err(ToolError::start_char_beyond(length as u64));
+        return Err(FetchFailure::StartCharBeyond {
+            length: length as u64,
+        });
     }
     let end = window_end(&content.text, args.start_char, args.max_chars, length);
     let window = char_slice(&content.text, args.start_char, end);

@@ -31,9 +31,10 @@ pub fn url_policy(config: &Config, text: &str) -> Result<Admitted, ToolError> {
     })
 }
 
-/// The fetch pipeline's `Retry-After` reading, in milliseconds.
+/// The fetch pipeline's `Retry-After` reading, in milliseconds: the one
+/// rule the engine parsers read it by too.
 pub fn fetch_retry_after_ms(headers: &[Header]) -> Option<u64> {
-    crate::fetch::retry_after_ms(headers)
+    rypsok_proto::retry_after_ms(headers)
 }
 
 /// Text after a content-boundary cleaner: text, cut, characters removed.

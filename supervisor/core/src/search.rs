@@ -27,7 +27,7 @@ use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::Driver;
-use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::error::{DeniedReason, ToolError};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
@@ -124,7 +124,7 @@ fn select_engines<'a>(
         notices,
     );
     if selected.engines.is_empty() {
-        return Err(ToolError::unavailable(UnavailableReason::NoEngine, None));
+        return Err(ToolError::no_engine());
     }
     let from_cache = selected.cached.iter().filter(|c| c.is_some()).count();
     tracing::info!(
@@ -330,12 +330,13 @@ fn finish(
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
         // otherwise a failure of every engine (§7).
-        let reason = if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
-            UnavailableReason::Deadline
-        } else {
-            UnavailableReason::AllFailed
-        };
-        return Err(ToolError::unavailable(reason, None));
+        return Err(
+            if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
+                ToolError::search_deadline()
+            } else {
+                ToolError::all_failed()
+            },
+        );
     }
     let config = &call.ctx.config;
     let options = rank::RankOptions {
@@ -408,9 +409,8 @@ fn check_secrets(
                 kind = first.kind.as_str(),
                 "query refused: it carries a credential"
             );
-            Err(ToolError::denied_secret(
-                DeniedReason::SecretInQuery,
-                first.kind.as_str(),
+            Err(ToolError::secret_in_query(
+                first.kind,
                 first.position as u64,
             ))
         }

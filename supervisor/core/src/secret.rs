@@ -36,7 +36,9 @@ pub use decoded::find_decoded;
 use formats::*;
 use scan::*;
 
-/// The credential formats the check knows.
+/// The credential formats the check knows, and the one credential the URL
+/// policy finds by the URL's form rather than by this scan: a password in
+/// its authority. These are the `kind` words of a secret denial.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SecretKind {
     /// GitHub classic token (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`), CRC-32 confirmed.
@@ -89,6 +91,9 @@ pub enum SecretKind {
     TelegramBotToken,
     /// Discord webhook URL.
     DiscordWebhook,
+    /// A password in a URL's authority (`https://user:password@host/`):
+    /// found by the URL policy, never reported by [`find`].
+    UrlPassword,
 }
 
 impl SecretKind {
@@ -119,6 +124,7 @@ impl SecretKind {
         Self::DatabricksToken,
         Self::TelegramBotToken,
         Self::DiscordWebhook,
+        Self::UrlPassword,
     ];
 
     /// The wire spelling (the `kind` of a `secret_in_query` refusal).
@@ -149,6 +155,7 @@ impl SecretKind {
             Self::DatabricksToken => "databricks_token",
             Self::TelegramBotToken => "telegram_bot_token",
             Self::DiscordWebhook => "discord_webhook",
+            Self::UrlPassword => "url_password",
         }
     }
 }
@@ -186,7 +193,8 @@ impl SecretKind {
             | Self::ShopifyToken
             | Self::DatabricksToken
             | Self::TelegramBotToken
-            | Self::DiscordWebhook => false,
+            | Self::DiscordWebhook
+            | Self::UrlPassword => false,
         }
     }
 }

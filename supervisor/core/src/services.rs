@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use crate::config::Config;
 use crate::context::Context;
-use crate::error::{ToolError, UnavailableReason};
+use crate::error::ToolError;
 use crate::fetch::FetchState;
 use crate::ports::{NetPort, ParsePort};
 use crate::ratelimit::{Caller, RateLimit};
@@ -120,5 +120,5 @@ impl Services {
 }
 
 fn rate_limited(retry_after_ms: u64) -> ToolError {
-    ToolError::unavailable(UnavailableReason::RateLimited, Some(retry_after_ms))
+    ToolError::rate_limited(retry_after_ms)
 }

@@ -1,14 +1,13 @@
-//! One hop of a fetch (REQ-FETCH-001, REQ-FETCH-011, design §14): a request
-//! to worker-net under what is left of the network budget, and the ways it
-//! can fail, each mapped to the contract's error in one place.
+//! One hop of a fetch (REQ-FETCH-001, design §14): a request to worker-net
+//! under what is left of the network budget, and the ways it can fail
+//! (answered to the caller in `failure.rs`).
 
-use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::time::Instant;
 use url::Url;
 
-use super::{Env, WORKER_SLACK};
-use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use super::Env;
+use crate::limits::WORKER_SLACK;
 use crate::ports::{ExchangeError, PortError};
 
 /// Why a hop produced no response.
@@ -18,33 +17,6 @@ pub(super) enum HopFailure {
     Port(PortError),
     /// LIM-F4 was spent before the hop could start.
     BudgetSpent,
-}
-
-impl HopFailure {
-    /// The caller's answer. A name that does not resolve and a name whose
-    /// every address the policy refuses answer alike (`network`).
-    pub(super) fn into_error(self, upgraded: bool, max_bytes: u64) -> ToolError {
-        match self {
-            Self::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => {
-                ToolError::denied_upgrade_failed()
-            }
-            Self::Net(NetFailure::InvalidUrl) => ToolError::denied(DeniedReason::Scheme),
-            Self::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
-            Self::Net(NetFailure::Timeout) | Self::Port(PortError::Timeout) | Self::BudgetSpent => {
-                ToolError::fetch_deadline()
-            }
-            Self::Net(
-                NetFailure::Resolve
-                | NetFailure::Refused(_)
-                | NetFailure::Connect
-                | NetFailure::Tls
-                | NetFailure::Protocol,
-            )
-            | Self::Port(PortError::Unavailable | PortError::WorkerFailed) => {
-                ToolError::unavailable(UnavailableReason::Network, None)
-            }
-        }
-    }
 }
 
 /// One GET through worker-net under the agent profile, within what is left
@@ -65,10 +37,7 @@ pub(super) async fn exchange(
     let request = ExchangeRequest {
         url: url.to_string(),
         headers: vec![
-            Header {
-                name: "user-agent".to_owned(),
-                value: env.ctx.user_agent.clone(),
-            },
+            env.ctx.user_agent_header(),
             Header {
                 name: "accept".to_owned(),
                 value: accept.to_owned(),
@@ -112,18 +81,4 @@ pub(super) fn redirect_location(response: &ExchangeResponse) -> Option<&str> {
         .flatten()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-}
-
-/// A Retry-After in seconds, up to [`RETRY_AFTER_MAX_S`], in milliseconds.
-/// An HTTP date or a larger number is not carried.
-pub(crate) fn retry_after_ms(headers: &[Header]) -> Option<u64> {
-    let value = header(headers, "retry-after")?.trim();
-    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    value
-        .parse::<u64>()
-        .ok()
-        .filter(|s| *s <= RETRY_AFTER_MAX_S)
-        .map(|s| s * 1000)
 }

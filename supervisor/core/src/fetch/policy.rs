@@ -15,9 +15,10 @@ use rypsok_proto::limits::DEFAULT_PORTS;
 use url::{Host, Url};
 
 use crate::config::{Config, SecretDetection};
-use crate::error::{DeniedReason, EgressRefused, Refused, ToolError};
+use crate::error::{Refused, ToolError};
 use crate::limits::URL_MAX_CHARS;
 use crate::returned::ReturnedUrls;
+use crate::secret::SecretKind;
 
 /// A URL the policy admitted.
 #[derive(Debug, Clone)]
@@ -62,10 +63,10 @@ pub(crate) fn check(
         "http" if config.egress.allow_http => false,
         "http" => {
             url.set_scheme("https")
-                .map_err(|()| ToolError::denied(DeniedReason::Scheme))?;
+                .map_err(|()| ToolError::denied_scheme())?;
             true
         }
-        _ => return Err(ToolError::denied(DeniedReason::Scheme)),
+        _ => return Err(ToolError::denied_scheme()),
     };
     // LIM-F9 bounds the URL rypsok requests and returns, which is the
     // parser's serialization: a non-ASCII path is percent-encoded (up to 12
@@ -75,14 +76,13 @@ pub(crate) fn check(
         return Err(ToolError::url_too_long(URL_MAX_CHARS));
     }
     if url.password().is_some() {
-        return Err(ToolError::denied_secret(
-            DeniedReason::SecretInUrl,
-            "url_password",
+        return Err(ToolError::secret_in_url(
+            SecretKind::UrlPassword,
             authority_position(text),
         ));
     }
     if !url.username().is_empty() {
-        return Err(ToolError::denied(DeniedReason::CredentialInUrl));
+        return Err(ToolError::denied_credential_in_url());
     }
     let secret_in_host = secret_check(text, config)?;
     let port = url.port_or_known_default().unwrap_or(443);
@@ -95,9 +95,7 @@ pub(crate) fn check(
             // parser admits but worker-net would refuse (`a*b.example`) is
             // denied here, before any I/O.
             let Some(name) = rypsok_egress::parse_host_name(name) else {
-                return Err(ToolError::denied_egress(Refused::by(
-                    EgressRefused::HostName,
-                )));
+                return Err(ToolError::denied_egress(Refused::HostName));
             };
             judge_name(policy, &name, port)?;
             name
@@ -124,25 +122,23 @@ pub(crate) fn check(
 /// may admit the name's answers on it; worker-net judges those).
 fn judge_name(policy: &EgressPolicy, name: &str, port: u16) -> Result<(), ToolError> {
     match policy.judge_name(name, port) {
-        Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied_egress(Refused::by(
-            EgressRefused::DenyRule,
-        ))),
+        Some(AddressVerdict::DeniedByRule) => Err(ToolError::denied_egress(Refused::DenyRule)),
         Some(_) => Ok(()),
         None if DEFAULT_PORTS.contains(&port)
             || policy.allow.iter().any(|r| r.port.covers(port)) =>
         {
             Ok(())
         }
-        None => Err(ToolError::denied_egress(Refused::by(EgressRefused::Port))),
+        None => Err(ToolError::denied_egress(Refused::Port)),
     }
 }
 
 /// A literal address is judged on the URL: refused → `denied`, `egress`,
 /// with the part of the policy that refused (its class, never the address).
 fn judge_literal(policy: &EgressPolicy, addr: IpAddr, port: u16) -> Result<String, ToolError> {
-    match policy.judge_addr(addr, port).refusal() {
+    match Refused::of_verdict(policy.judge_addr(addr, port)) {
         None => Ok(rypsok_egress::canonical(addr).to_string()),
-        Some(refusal) => Err(ToolError::denied_egress(Refused::from_policy(refusal))),
+        Some(refused) => Err(ToolError::denied_egress(refused)),
     }
 }
 
@@ -168,7 +164,7 @@ fn admitted_in_strict_mode(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct UrlScan {
     /// The first finding's kind and position in the caller's text.
-    pub(crate) first: Option<(crate::secret::SecretKind, usize)>,
+    pub(crate) first: Option<(SecretKind, usize)>,
     /// A finding lies in the authority, the host name in practice
     /// (credentials are refused before): in `warn` mode such a URL is
     /// fetched, and its host must then stay out of the log (REQ-PRIV-004).
@@ -193,15 +189,14 @@ pub(crate) fn scan_url(text: &str) -> UrlScan {
     // Every form the site may decode the URL to: as written, its path and
     // query percent-decoded (repeatedly while that changes them, `+` as a
     // space too), each finding mapped back to the caller's span.
-    let mut findings: Vec<(crate::secret::SecretKind, usize, usize)> =
-        crate::secret::find_decoded(&read)
-            .into_iter()
-            .map(|f| {
-                let start = at(f.position);
-                let end = at(f.position + f.len.saturating_sub(1)) + 1;
-                (f.kind, start, end)
-            })
-            .collect();
+    let mut findings: Vec<(SecretKind, usize, usize)> = crate::secret::find_decoded(&read)
+        .into_iter()
+        .map(|f| {
+            let start = at(f.position);
+            let end = at(f.position + f.len.saturating_sub(1)) + 1;
+            (f.kind, start, end)
+        })
+        .collect();
     // The host as the parser leaves it (IDNA, lower case): a credential
     // only that form shows, folded case included, is placed at the
     // authority.
@@ -273,8 +268,8 @@ fn secret_check(text: &str, config: &Config) -> Result<bool, ToolError> {
             );
             Ok(scan.in_host)
         }
-        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => Err(
-            ToolError::denied_secret(DeniedReason::SecretInUrl, kind.as_str(), position as u64),
-        ),
+        SecretDetection::Refuse | SecretDetection::Mask | SecretDetection::Off => {
+            Err(ToolError::secret_in_url(kind, position as u64))
+        }
     }
 }

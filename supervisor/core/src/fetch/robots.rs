@@ -23,10 +23,9 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::Env;
+use super::failure::FetchFailure;
 use super::hop::{HopFailure, exchange, redirect_location};
 use super::policy::{self, Strict, Target};
-use crate::error::{DeniedReason, EgressRefused, Refused, ToolError};
-use crate::ports::PortError;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
 const ROBOTS_REDIRECTS: usize = 5;
@@ -97,14 +96,13 @@ impl RobotsCache {
     }
 }
 
-/// Whether robots.txt lets rypsok read `target`: `Ok` or `denied`,
-/// `robots_txt`; a site that cannot be reached answers as the page would.
-pub(crate) async fn check(
+/// Whether robots.txt lets rypsok read `target`: `Ok`, or how it did not.
+pub(super) async fn check(
     env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<(), ToolError> {
+) -> Result<(), FetchFailure> {
     let rules = rules_for(env, target, network_deadline, call_deadline).await?;
     let path = match target.url.query() {
         Some(q) => format!("{}?{q}", target.url.path()),
@@ -113,7 +111,7 @@ pub(crate) async fn check(
     if rules.allows(&path) {
         Ok(())
     } else {
-        Err(ToolError::denied(DeniedReason::RobotsTxt))
+        Err(FetchFailure::RobotsDisallow)
     }
 }
 
@@ -126,16 +124,12 @@ fn origin(url: &Url) -> String {
     )
 }
 
-fn disallowed() -> ToolError {
-    ToolError::denied(DeniedReason::RobotsTxt)
-}
-
 async fn rules_for(
     env: Env<'_>,
     target: &Target,
     network_deadline: Instant,
     call_deadline: Instant,
-) -> Result<Arc<RobotsRules>, ToolError> {
+) -> Result<Arc<RobotsRules>, FetchFailure> {
     let cache = &env.state.robots;
     let key = origin(&target.url);
     if let Some(rules) = cache.get(&key) {
@@ -147,7 +141,7 @@ async fn rules_for(
     let mut url = target
         .url
         .join("/robots.txt")
-        .map_err(|_| ToolError::denied_egress(Refused::by(EgressRefused::UrlForm)))?;
+        .map_err(|_| FetchFailure::RobotsUrl)?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
         let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {
@@ -169,12 +163,10 @@ async fn rules_for(
                 cache.put(key, Arc::clone(&rules));
                 return Ok(rules);
             }
-            // A broken answer: unreadable, so everything is disallowed,
-            // and asked again next time.
-            Err(HopFailure::Net(NetFailure::Protocol)) => {
-                return Err(disallowed());
-            }
-            Err(failure) => return Err(failure.into_error(upgraded, max_bytes)),
+            // Otherwise not kept: a broken answer (unreadable, so
+            // everything is disallowed) or a site that cannot be reached is
+            // asked again next time.
+            Err(failure) => return Err(FetchFailure::RobotsHop { failure, upgraded }),
         };
         match status_verdict(response.status, redirect_location(&response)) {
             Verdict::Follow(location) => {
@@ -199,22 +191,17 @@ async fn rules_for(
                 }
             }
             Verdict::Parse => {
-                let rules = match env
+                let rules = env
                     .ctx
                     .parse
                     .parse_robots(response.body, call_deadline)
                     .await
-                {
-                    Ok(rules) => Arc::new(rules),
-                    Err(PortError::Timeout) => return Err(ToolError::fetch_deadline()),
-                    Err(PortError::Unavailable | PortError::WorkerFailed) => {
-                        return Err(disallowed());
-                    }
-                };
+                    .map(Arc::new)
+                    .map_err(FetchFailure::RobotsReader)?;
                 cache.put(key, Arc::clone(&rules));
                 return Ok(rules);
             }
-            Verdict::DisallowAll => return Err(disallowed()),
+            Verdict::DisallowAll => return Err(FetchFailure::RobotsDisallow),
             Verdict::NoRules => break,
         }
     }

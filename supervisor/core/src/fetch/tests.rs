@@ -598,6 +598,12 @@ async fn error_statuses_are_unavailable_with_the_status_and_retry_hint() {
         .unwrap_err();
     assert_eq!(e["detail"]["retry_after_ms"], 120_000);
     assert!(e["message"].as_str().unwrap().ends_with("retry later"));
+}
+
+// Verifies: REQ-FETCH-011, REQ-RES-002 (a site's wait past RETRY_AFTER_MAX_S is capped, as the engine parsers cap it, not dropped)
+#[tokio::test(start_paused = true)]
+async fn caps_a_retry_after_above_the_limit_instead_of_dropping_it() {
+    let site = Site::new("");
     let mut long = status(429);
     long.headers.push(("retry-after", "7200".to_owned()));
     site.route("https://example.org/long", long);
@@ -605,7 +611,10 @@ async fn error_statuses_are_unavailable_with_the_status_and_retry_hint() {
         .fetch(json!({"url": "https://example.org/long"}))
         .await
         .unwrap_err();
-    assert!(e["detail"].get("retry_after_ms").is_none());
+    assert_eq!(
+        e["detail"]["retry_after_ms"],
+        rypsok_proto::limits::RETRY_AFTER_MAX_S * 1000
+    );
 }
 
 // Verifies: REQ-FETCH-002 (other media types are unsupported_content naming the type)

@@ -7,25 +7,16 @@
 
 use std::time::Duration;
 
-use rypsok_proto::{
-    EngineFailure, EngineHit, EngineParse, ExchangeRequest, Header, NetFailure, Profile,
-};
+use rypsok_proto::{EngineFailure, EngineHit, EngineParse, ExchangeRequest, NetFailure, Profile};
 use tokio::time::{Instant, timeout_at};
 
 use crate::context::{ActiveEngine, Context};
 use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
-use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S};
+use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, WORKER_SLACK};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::response::EngineErrorClass;
 use crate::validate::SearchArgs;
-
-/// The part of an engine's time kept back from worker-net: its exchange
-/// times out this much before the engine's deadline, so a healthy worker
-/// has answered (if only with `timeout`) by the deadline, and a worker
-/// silent at the deadline is hung and killed (LIM-W3). The deadline is never
-/// after the search's own, so the check happens while the call still waits.
-const WORKER_SLACK: Duration = Duration::from_millis(100);
 
 /// What one engine contributed.
 #[derive(Debug)]
@@ -90,10 +81,7 @@ pub(super) async fn query_engine(
         .config
         .kind
         .build(engine.config.endpoint.as_deref(), &call);
-    let mut headers = vec![Header {
-        name: "user-agent".to_owned(),
-        value: ctx.user_agent.clone(),
-    }];
+    let mut headers = vec![ctx.user_agent_header()];
     headers.extend(built.headers);
     let started = Instant::now();
     let network_time = engine_deadline

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
 use super::render;
-use crate::error::{DeniedReason, ToolError, UnavailableReason};
+use crate::error::{Refused, ToolError, every_error};
 use crate::response::{
     DisabledReason, EngineErrorClass, EngineReport, EngineState, FetchResponse, Notice, NoticeCode,
     Outcome, SearchResponse, SearchResult, StatusResponse, ToolResponse,
@@ -213,7 +213,7 @@ fn engine_status_is_a_table_of_rypsok_words() {
 #[test]
 fn an_error_gives_its_kind_reason_message_and_detail() {
     // Verifies: REQ-ERR-002, REQ-SEC-016 (kind, reason and message from the fixed vocabulary)
-    let error = ToolError::unavailable(UnavailableReason::RateLimited, Some(1500));
+    let error = ToolError::rate_limited(1500);
     let text = render(&Err(error.clone()));
     assert_eq!(
         text,
@@ -232,6 +232,32 @@ fn an_error_gives_its_kind_reason_message_and_detail() {
         "{text}"
     );
     assert!(!text.contains("external"), "{text}");
+}
+
+#[test]
+fn an_error_lists_the_same_detail_as_its_json_form() {
+    // Verifies: REQ-CTX-003, REQ-ERR-002 (the Markdown view and the JSON detail say the same keys, in the same order)
+    for error in every_error() {
+        let text = render(&Err(error.clone()));
+        let listed: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("- "))
+            .filter_map(|line| line.split_once(": ").map(|(key, _)| key))
+            .collect();
+        let detail = error.detail();
+        let expected: Vec<&str> = detail
+            .keys()
+            .map(String::as_str)
+            .filter(|key| !matches!(*key, "reason" | "location" | "media_type"))
+            .collect();
+        assert_eq!(listed, expected, "{text}");
+        if let Some(reason) = error.reason() {
+            assert!(
+                text.contains(&format!("\nReason: {}\n", reason.as_str())),
+                "{text}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -260,7 +286,7 @@ fn a_redirect_location_and_a_media_type_are_fenced_as_external() {
 #[test]
 fn a_denial_says_nothing_external() {
     // Verifies: REQ-SEC-016 (a denial is rypsok's words only)
-    let text = render(&Err(ToolError::denied(DeniedReason::Egress)));
+    let text = render(&Err(ToolError::denied_egress(Refused::Port)));
     assert!(
         text.starts_with("# Error: denied\n\nReason: egress\n"),
         "{text}"
