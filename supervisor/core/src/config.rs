@@ -7,7 +7,8 @@
 //! path, not only the first (`rypsok check`). Secrets are never values in the
 //! file: only references (`api_key_env`, `api_key_file`), read at start.
 
-pub(crate) mod load;
+mod load;
+mod problem;
 mod reader;
 mod section;
 #[cfg(test)]
@@ -23,7 +24,8 @@ use crate::vocabulary::vocabulary;
 
 pub use crate::engine::EngineType;
 pub use crate::vocabulary::{Category, SafeSearch};
-pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
+pub use load::{accepted_keys, load_str};
+pub use problem::{ConfigProblem, PROJECT_URL};
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;

@@ -93,5 +93,5 @@ pub fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
 
 /// The configuration loader on text.
 pub fn load_config(text: &str) -> Result<Config, Vec<crate::ConfigProblem>> {
-    crate::config::load::load_str(text)
+    crate::config::load_str(text)
 }
