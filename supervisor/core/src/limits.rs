@@ -1,4 +1,4 @@
 //! Every LIM value; the one table lives in `rypsok-proto` so that the
 //! workers and the supervisor read the same numbers.
 
-pub use rypsok_proto::limits::*;
+pub(crate) use rypsok_proto::limits::*;

@@ -32,13 +32,13 @@ mod decoded;
 mod formats;
 mod scan;
 
-pub use decoded::find_decoded;
+pub(crate) use decoded::find_decoded;
 use formats::*;
 use scan::*;
 
 /// The credential formats the check knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SecretKind {
+pub(crate) enum SecretKind {
     /// GitHub classic token (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`), CRC-32 confirmed.
     GithubToken,
     /// GitHub fine-grained personal access token (`github_pat_`).
@@ -92,8 +92,9 @@ pub enum SecretKind {
 }
 
 impl SecretKind {
-    /// Every kind.
-    pub const ALL: &'static [Self] = &[
+    /// Every kind (for the tests that check their words).
+    #[cfg(test)]
+    pub(crate) const ALL: &'static [Self] = &[
         Self::GithubToken,
         Self::GithubFineGrainedToken,
         Self::NpmToken,
@@ -122,7 +123,7 @@ impl SecretKind {
     ];
 
     /// The wire spelling (the `kind` of a `secret_in_query` refusal).
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::GithubToken => "github_token",
             Self::GithubFineGrainedToken => "github_fine_grained_token",
@@ -155,18 +156,18 @@ impl SecretKind {
 
 /// One credential found in a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// Its format.
-    pub kind: SecretKind,
+    pub(crate) kind: SecretKind,
     /// Where it starts, in Unicode scalar values of the original text.
-    pub position: usize,
+    pub(crate) position: usize,
     /// Its length in Unicode scalar values of the original text, invisible
     /// characters inside it included.
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 /// Finds every credential in `text`, in order of position, without overlaps.
-pub fn find(text: &str) -> Vec<Finding> {
+pub(crate) fn find(text: &str) -> Vec<Finding> {
     let skeleton = Skeleton::of(text);
     let s = &skeleton.chars;
     let mut found: Vec<(Range<usize>, SecretKind)> = Vec::new();
@@ -203,7 +204,7 @@ pub fn find(text: &str) -> Vec<Finding> {
 /// `text` with every finding replaced by its kind in brackets (for example
 /// `[github_token]`), so that an engine still learns what the query is
 /// about but never the credential.
-pub fn mask(text: &str, findings: &[Finding]) -> String {
+pub(crate) fn mask(text: &str, findings: &[Finding]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut findings = findings.iter().peekable();
     let mut skip_until = 0;
