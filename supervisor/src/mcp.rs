@@ -380,17 +380,4 @@ impl McpHttp {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_switch_keeps_only_the_revisions_without_a_handshake() {
-        // Verifies: REQ-MCP-006 (earlier revisions served until disabled)
-        let all = revisions(true);
-        assert!(all.contains(&ProtocolVersion::V_2025_06_18));
-        assert!(all.contains(&ProtocolVersion::V_2026_07_28));
-        let current = revisions(false);
-        assert!(current.contains(&ProtocolVersion::V_2026_07_28));
-        assert!(current.iter().all(|v| !v.has_initialize()), "{current:?}");
-    }
-}
+mod tests;
