@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rypsok_core::instruction::is_instruction_like;
+use rypsok_core::fuzzing::is_instruction_like;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

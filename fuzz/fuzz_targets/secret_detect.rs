@@ -14,12 +14,14 @@ use libfuzzer_sys::fuzz_target;
 
 mod common;
 use common::encode_at;
-use rypsok_core::secret::{find, find_decoded, mask};
+use rypsok_core::fuzzing::{
+    SecretFinding, find_decoded_secrets, find_secrets, mask_decoded_secrets, mask_secrets,
+};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let findings = find(&text);
-    assert_eq!(findings, find(&text));
+    let findings = find_secrets(&text);
+    assert_eq!(findings, find_secrets(&text));
     let chars = text.chars().count();
     let mut end = 0;
     for f in &findings {
@@ -35,13 +37,17 @@ fuzz_target!(|data: &[u8]| {
             std::iter::once(c).chain(zwsp)
         })
         .collect();
-    let kinds = |fs: &[rypsok_core::secret::Finding]| fs.iter().map(|f| f.kind).collect::<Vec<_>>();
-    assert_eq!(kinds(&find(&spaced)), kinds(&findings), "{spaced:?}");
+    let kinds = |fs: &[SecretFinding]| fs.iter().map(|f| f.kind).collect::<Vec<_>>();
+    assert_eq!(
+        kinds(&find_secrets(&spaced)),
+        kinds(&findings),
+        "{spaced:?}"
+    );
 
-    let masked = mask(&text, &findings);
-    assert!(find(&masked).is_empty(), "{masked:?}");
+    let masked = mask_secrets(&text);
+    assert!(find_secrets(&masked).is_empty(), "{masked:?}");
     for f in &findings {
-        assert!(masked.contains(&format!("[{}]", f.kind.as_str())));
+        assert!(masked.contains(&format!("[{}]", f.kind)));
     }
     if findings.is_empty() {
         assert_eq!(masked, text);
@@ -51,12 +57,12 @@ fuzz_target!(|data: &[u8]| {
     // its characters (picked by the input's length) percent-encoded, and
     // encoded twice. A text that already holds `%` or `+` decodes
     // differently around the token, so it is left to the masking check.
-    assert!(find_decoded(&text).len() >= findings.len().min(1));
+    assert!(find_decoded_secrets(&text).len() >= findings.len().min(1));
     if !text.contains(['%', '+']) {
         for f in &findings {
             let at = f.position + data.len() % f.len;
             let encoded = encode_at(&text, at);
-            let again = find_decoded(&encoded);
+            let again = find_decoded_secrets(&encoded);
             assert!(
                 again
                     .iter()
@@ -64,10 +70,9 @@ fuzz_target!(|data: &[u8]| {
                 "{encoded:?}"
             );
             let twice = encoded.replace('%', "%25");
-            assert!(!find_decoded(&twice).is_empty(), "{twice:?}");
+            assert!(!find_decoded_secrets(&twice).is_empty(), "{twice:?}");
         }
     }
-    let decoded_findings = find_decoded(&text);
-    let masked = mask(&text, &decoded_findings);
-    assert!(find_decoded(&masked).is_empty(), "{masked:?}");
+    let masked = mask_decoded_secrets(&text);
+    assert!(find_decoded_secrets(&masked).is_empty(), "{masked:?}");
 });

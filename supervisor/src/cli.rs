@@ -155,8 +155,8 @@ pub(crate) fn run() -> Result<ExitCode> {
         },
         Command::Serve { transport } => match load(cli.config.as_deref()) {
             Ok(config) => match transport {
-                Transport::Stdio => crate::serve::stdio(config),
-                Transport::Http => crate::serve::http(config),
+                Transport::Stdio => crate::boot::run(config, crate::stdio::serve),
+                Transport::Http => crate::boot::run(config, crate::http::serve),
             },
             Err(problems) => {
                 for p in &problems {
@@ -216,7 +216,7 @@ fn invalid(problems: &[ConfigProblem]) -> ExitCode {
 /// be refused.
 #[allow(clippy::print_stderr, clippy::print_stdout)] // check's report on stdout, what serve would refuse on stderr
 fn check_confinement(config: &Config) -> bool {
-    let (mut net, mut parse) = crate::serve::worker_specs(config);
+    let (mut net, mut parse) = crate::boot::worker_specs(config);
     // The probe's own worker logs would drown the report.
     net.log_level = LogLevel::Error;
     parse.log_level = LogLevel::Error;

@@ -660,7 +660,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
 
-    let (workers, services) = crate::serve::start(&config, "http").await?;
+    let (workers, services) = crate::boot::start(&config, "http").await?;
     let sdk_stop = CancellationToken::new();
     let gate = Arc::new(Gate {
         mcp: McpHttp::new(

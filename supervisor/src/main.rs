@@ -5,13 +5,14 @@
 //! worker-parse (all hostile bytes). The workers are this binary again,
 //! started with the hidden `__worker` subcommand (ARCHITECTURE.md).
 
+mod boot;
 mod cli;
 mod health;
 mod http;
 mod mcp;
 mod sandbox;
 mod secrets;
-mod serve;
+mod stdio;
 mod stdio_lines;
 mod telemetry;
 mod worker;

@@ -32,14 +32,16 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use rypsok_core::config::{HttpConfig, TextFormat};
 use rypsok_core::error::{ErrorKind, Reason};
 use rypsok_core::response::markdown;
-use rypsok_core::tools::{DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition};
+use rypsok_core::tools::{
+    DESTRUCTIVE, IDEMPOTENT, INSTRUCTIONS, READ_ONLY, ToolDefinition, ToolName,
+};
 use rypsok_core::{Caller, Services, ToolOutput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 /// Refused calls by tool, error kind and reason.
-type RefusalCounts = BTreeMap<(String, ErrorKind, Option<Reason>), u64>;
+type RefusalCounts = BTreeMap<(ToolName, ErrorKind, Option<Reason>), u64>;
 
 /// The MCP server of one process. Cheap to clone: the HTTP service makes
 /// one per session or stateless request.
@@ -94,8 +96,12 @@ fn to_tool(def: ToolDefinition, structured_content: bool) -> Tool {
         .destructive(DESTRUCTIVE)
         .idempotent(IDEMPOTENT)
         .open_world(def.open_world);
-    let tool = Tool::new(def.name, def.description, schema_object(def.input_schema))
-        .with_annotations(annotations);
+    let tool = Tool::new(
+        def.name.as_str(),
+        def.description,
+        schema_object(def.input_schema),
+    )
+    .with_annotations(annotations);
     if structured_content {
         tool.with_raw_output_schema(schema_object(def.output_schema))
     } else {
@@ -128,23 +134,32 @@ impl Adapter {
 
     /// Counts one refused call and answers how many of its tool, kind and
     /// reason this process has refused so far.
-    fn count_refusal(&self, tool: &str, kind: ErrorKind, reason: Option<Reason>) -> u64 {
+    fn count_refusal(&self, tool: ToolName, kind: ErrorKind, reason: Option<Reason>) -> u64 {
         let mut counts = self
             .refused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = counts.entry((tool.to_owned(), kind, reason)).or_default();
+        let count = counts.entry((tool, kind, reason)).or_default();
         *count += 1;
         *count
     }
 
-    async fn dispatch(&self, caller: &Caller, name: &str, args: &JsonObject) -> Option<ToolOutput> {
-        Some(match name {
-            "web_search" => self.services.web_search_as(caller, args).await,
-            "web_fetch" => self.services.web_fetch_as(caller, args).await,
-            "engine_status" => self.services.engine_status_as(caller, args).await,
-            _ => return None,
-        })
+    async fn dispatch(&self, caller: &Caller, tool: ToolName, args: &JsonObject) -> ToolOutput {
+        match tool {
+            ToolName::WebSearch => self.services.web_search_as(caller, args).await,
+            ToolName::WebFetch => self.services.web_fetch_as(caller, args).await,
+            ToolName::EngineStatus => self.services.engine_status_as(caller, args).await,
+        }
+    }
+
+    /// The served tool of that name: one of the core's tools that this
+    /// configuration lists.
+    fn served(&self, name: &str) -> Option<ToolName> {
+        let tool = ToolName::parse(name)?;
+        self.tools
+            .iter()
+            .any(|t| t.name == tool.as_str())
+            .then_some(tool)
     }
 
     /// The caller of this call: the one the HTTP gate attached to the
@@ -213,12 +228,7 @@ impl ServerHandler for Adapter {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(tool) = self
-            .tools
-            .iter()
-            .find(|t| t.name == request.name)
-            .map(|t| t.name.clone())
-        else {
+        let Some(tool) = self.served(&request.name) else {
             // The name is the caller's text: not echoed.
             return Err(ErrorData::invalid_params("unknown tool", None));
         };
@@ -228,13 +238,13 @@ impl ServerHandler for Adapter {
             "call",
             request_id = call_id,
             caller = caller.as_str(),
-            tool = %tool
+            tool = %tool.as_str()
         );
         let args = request.arguments.unwrap_or_default();
         let started = Instant::now();
         let work = async {
             tokio::select! {
-                output = self.dispatch(&caller, &tool, &args) => Some(output),
+                output = self.dispatch(&caller, tool, &args) => Some(output),
                 // notifications/cancelled, or on HTTP a closed response
                 // stream: dropping the work cancels it in every process
                 // (REQ-MCP-007).
@@ -247,9 +257,6 @@ impl ServerHandler for Adapter {
                 tracing::info!(event = "call_cancelled", "call cancelled by the client")
             });
             return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None));
-        };
-        let Some(output) = output else {
-            return Err(ErrorData::invalid_params("unknown tool", None));
         };
         let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.in_scope(|| match &output {
@@ -267,7 +274,7 @@ impl ServerHandler for Adapter {
                 );
             }
             Err(error) => {
-                let refused_count = self.count_refusal(&tool, error.kind(), error.reason());
+                let refused_count = self.count_refusal(tool, error.kind(), error.reason());
                 tracing::info!(
                     event = "call_refused",
                     kind = error.kind().as_str(),
@@ -373,17 +380,4 @@ impl McpHttp {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_switch_keeps_only_the_revisions_without_a_handshake() {
-        // Verifies: REQ-MCP-006 (earlier revisions served until disabled)
-        let all = revisions(true);
-        assert!(all.contains(&ProtocolVersion::V_2025_06_18));
-        assert!(all.contains(&ProtocolVersion::V_2026_07_28));
-        let current = revisions(false);
-        assert!(current.contains(&ProtocolVersion::V_2026_07_28));
-        assert!(current.iter().all(|v| !v.has_initialize()), "{current:?}");
-    }
-}
+mod tests;

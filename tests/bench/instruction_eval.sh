@@ -15,4 +15,4 @@
 # supervisor/core/src/instruction/tests.rs updated from its output.
 set -eu
 cd "$(dirname "$0")/../.."
-exec cargo run --quiet --release -p rypsok-core --example instruction_eval -- "$@"
+exec cargo run --quiet --release -p rypsok-core --features measure --example instruction_eval -- "$@"

@@ -71,7 +71,7 @@ pub fn assert_static(message: &str) {
 
 /// The credentials the secret check finds in `text`, as written.
 pub fn credentials(text: &str) -> Vec<String> {
-    rypsok_core::secret::find(text)
+    rypsok_core::fuzzing::find_secrets(text)
         .into_iter()
         .map(|f| text.chars().skip(f.position).take(f.len).collect())
         .collect()

@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
-use rypsok_core::instruction::{detect, explain, is_instruction_like};
+use rypsok_core::measure::{explain_instruction, is_instruction_like};
 
 const STRONG: &[&str] = &[
     "override",
@@ -268,7 +268,7 @@ fn cost(snippets: &[String], reps: usize) -> (f64, f64) {
         let mut times = Vec::with_capacity(reps);
         for _ in 0..reps {
             let t = Instant::now();
-            std::hint::black_box(detect(std::hint::black_box(s)));
+            std::hint::black_box(is_instruction_like(std::hint::black_box(s)));
             times.push(t.elapsed().as_secs_f64() * 1e6);
         }
         per.push(median(&mut times));
@@ -295,7 +295,7 @@ fn main() {
         // One text a line on standard input: the rules' verdict, the
         // model's score and threshold.
         for line in std::io::stdin().lines().map_while(Result::ok) {
-            let (rules, score, threshold) = explain(&line);
+            let (rules, score, threshold) = explain_instruction(&line);
             println!("rules {rules:5} score {score:7.3} (threshold {threshold:.2}): {line}");
         }
         return;
@@ -320,7 +320,7 @@ fn main() {
     if cost_only {
         let snippets = cost_snippets(&rows, &sentences);
         for s in &snippets {
-            std::hint::black_box(detect(std::hint::black_box(s)));
+            std::hint::black_box(is_instruction_like(std::hint::black_box(s)));
         }
         println!("judged {} snippets", snippets.len());
         return;

@@ -7,7 +7,8 @@
 //! path, not only the first (`rypsok check`). Secrets are never values in the
 //! file: only references (`api_key_env`, `api_key_file`), read at start.
 
-pub(crate) mod load;
+mod load;
+mod problem;
 mod reader;
 mod section;
 #[cfg(test)]
@@ -22,7 +23,8 @@ use rypsok_proto::LogLevel;
 use crate::vocabulary::vocabulary;
 
 pub use crate::vocabulary::{Category, SafeSearch};
-pub use load::{ConfigProblem, PROJECT_URL, accepted_keys, load_str};
+pub use load::{accepted_keys, load_str};
+pub use problem::{ConfigProblem, PROJECT_URL};
 #[cfg(feature = "fuzzing")]
 pub(crate) use reader::looks_like_secret;
 pub use rypsok_proto::EngineKind;

@@ -72,7 +72,7 @@ pub fn user_agent(config: &Config) -> String {
     format!(
         "rypsok/{} (+{}; {})",
         env!("CARGO_PKG_VERSION"),
-        crate::config::load::PROJECT_URL,
+        crate::config::PROJECT_URL,
         config.service.contact.trim()
     )
 }

@@ -12,7 +12,7 @@
 
 use rypsok_egress::{AddressClass, AddressVerdict};
 
-use crate::secret::SecretKind;
+pub use crate::secret::SecretKind;
 use crate::vocabulary::vocabulary;
 
 mod wire;

@@ -92,9 +92,57 @@ pub fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
     crate::validate::status_args(args)
 }
 
+/// A credential the secret check found, reduced to what a target can
+/// check: its kind's word and where it lies, in Unicode scalar values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretFinding {
+    /// The kind, as the mask writes it between brackets.
+    pub kind: &'static str,
+    /// First character of the credential.
+    pub position: usize,
+    /// Characters it spans.
+    pub len: usize,
+}
+
+fn secret_findings(findings: &[crate::secret::Finding]) -> Vec<SecretFinding> {
+    findings
+        .iter()
+        .map(|f| SecretFinding {
+            kind: f.kind.as_str(),
+            position: f.position,
+            len: f.len,
+        })
+        .collect()
+}
+
+/// The secret check on the text as written.
+pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
+    secret_findings(&crate::secret::find(text))
+}
+
+/// The secret check on the text and the forms a receiver may decode it to.
+pub fn find_decoded_secrets(text: &str) -> Vec<SecretFinding> {
+    secret_findings(&crate::secret::find_decoded(text))
+}
+
+/// The text with what [`find_secrets`] finds masked.
+pub fn mask_secrets(text: &str) -> String {
+    crate::secret::mask(text, &crate::secret::find(text))
+}
+
+/// The text with what [`find_decoded_secrets`] finds masked.
+pub fn mask_decoded_secrets(text: &str) -> String {
+    crate::secret::mask(text, &crate::secret::find_decoded(text))
+}
+
+/// The instruction-like detector's verdict.
+pub fn is_instruction_like(text: &str) -> bool {
+    crate::instruction::is_instruction_like(text)
+}
+
 /// The configuration loader on text.
 pub fn load_config(text: &str) -> Result<Config, Vec<crate::ConfigProblem>> {
-    crate::config::load::load_str(text)
+    crate::config::load_str(text)
 }
 
 /// Whether a secret reference's value (a variable name, a path) looks like

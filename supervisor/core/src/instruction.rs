@@ -34,27 +34,27 @@ mod decode;
 mod model;
 mod patterns;
 
-pub use decode::DecodedForms;
+pub(crate) use decode::DecodedForms;
 use patterns::*;
 
 /// What the detector found in one text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Detection {
+pub(crate) struct Detection {
     /// Whether the text reads like an instruction to an AI reader.
-    pub instruction_like: bool,
+    pub(crate) instruction_like: bool,
     /// The hidden forms decoded before judging (for a log field; the text
     /// itself is never logged).
-    pub decoded: DecodedForms,
+    pub(crate) decoded: DecodedForms,
 }
 
 /// Whether `text` reads like an instruction to an AI reader.
-pub fn is_instruction_like(text: &str) -> bool {
+pub(crate) fn is_instruction_like(text: &str) -> bool {
     detect(text).instruction_like
 }
 
 /// Judges `text` and its decoded forms. Pass the text before invisible
 /// characters are removed, so that tag characters can be read.
-pub fn detect(text: &str) -> Detection {
+pub(crate) fn detect(text: &str) -> Detection {
     // Invisible characters slipped between letters carry nothing a judge
     // reads and must not change the verdict (the fuzz target's invariant);
     // tag characters spell text, so they stay for the decoder.
@@ -80,9 +80,10 @@ fn without_invisible_but_tags(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// How each judge saw `text`: whether the hidden words or the patterns
 /// matched, the model's score and its threshold. For the evaluation
-/// command (choosing a threshold on the tuning half); not a stable API.
-#[doc(hidden)]
-pub fn explain(text: &str) -> (bool, f64, f64) {
+/// command (choosing a threshold on the tuning half), through
+/// `crate::measure`.
+#[cfg(feature = "measure")]
+pub(crate) fn explain(text: &str) -> (bool, f64, f64) {
     let decoded = decode::decode(text);
     let changed = !decoded.forms.is_empty();
     let rules = hidden_words(&decoded.hidden_tag_text)

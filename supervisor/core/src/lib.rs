@@ -11,6 +11,11 @@
 //!
 //! [`Config`] is the validated configuration; [`tools`] renders the tool
 //! definitions that follow it. This crate has no MCP SDK dependency (I9).
+//!
+//! The policy modules themselves (the secret check, the instruction-like
+//! detector, the content boundary) stay private: the fuzz targets reach
+//! them through `fuzzing` and the measuring examples through `measure`,
+//! each a narrow door compiled only with its feature.
 #![forbid(unsafe_code)]
 
 mod boundary;
@@ -23,8 +28,8 @@ mod fetch;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod health;
-pub mod instruction;
-pub mod limits;
+mod instruction;
+mod limits;
 #[cfg(feature = "measure")]
 pub mod measure;
 pub mod ports;
@@ -32,7 +37,7 @@ mod ratelimit;
 pub mod response;
 mod returned;
 mod search;
-pub mod secret;
+mod secret;
 mod services;
 mod status;
 pub mod tools;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-pub use rypsok_proto::limits::*;
+pub(crate) use rypsok_proto::limits::*;
 
 /// The part of a caller's time kept back from worker-net: an exchange
 /// times out this much before the caller's deadline (an engine's, the

@@ -1,5 +1,7 @@
 //! Entry points for measurement commands (`examples/`), compiled only with
-//! the `measure` feature; never in a build that ships.
+//! the `measure` feature; never in a build that ships: the search cache
+//! filled to its bound (`cache_memory`) and the instruction-like detector
+//! with its judges apart (`instruction_eval`).
 
 use rypsok_proto::EngineHit;
 
@@ -94,4 +96,16 @@ fn full_text_len(probe: &SearchCache) -> usize {
     }
     probe.clear();
     fits
+}
+
+/// The instruction-like detector's verdict on `text` (the whole detection,
+/// decoding included: the cost measured is the one a snippet pays).
+pub fn is_instruction_like(text: &str) -> bool {
+    crate::instruction::is_instruction_like(text)
+}
+
+/// How each judge of the detector saw `text`: whether the hidden words or
+/// the patterns matched, the model's score and its threshold.
+pub fn explain_instruction(text: &str) -> (bool, f64, f64) {
+    crate::instruction::explain(text)
 }

@@ -32,7 +32,7 @@ mod decoded;
 mod formats;
 mod scan;
 
-pub use decoded::find_decoded;
+pub(crate) use decoded::find_decoded;
 use formats::*;
 use scan::*;
 
@@ -97,8 +97,9 @@ pub enum SecretKind {
 }
 
 impl SecretKind {
-    /// Every kind.
-    pub const ALL: &'static [Self] = &[
+    /// Every kind (for the tests that check their words).
+    #[cfg(test)]
+    pub(crate) const ALL: &'static [Self] = &[
         Self::GithubToken,
         Self::GithubFineGrainedToken,
         Self::NpmToken,
@@ -128,7 +129,7 @@ impl SecretKind {
     ];
 
     /// The wire spelling (the `kind` of a `secret_in_query` refusal).
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::GithubToken => "github_token",
             Self::GithubFineGrainedToken => "github_fine_grained_token",
@@ -167,7 +168,7 @@ impl SecretKind {
     /// by the URL parser) can carry of it. Formats of one lower case are
     /// found in a host name as they are; mixed-case formats lose their
     /// confirmation when folded.
-    pub const fn is_upper_case_only(self) -> bool {
+    pub(crate) const fn is_upper_case_only(self) -> bool {
         match self {
             Self::AwsAccessKeyId => true,
             Self::GithubToken
@@ -201,18 +202,18 @@ impl SecretKind {
 
 /// One credential found in a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// Its format.
-    pub kind: SecretKind,
+    pub(crate) kind: SecretKind,
     /// Where it starts, in Unicode scalar values of the original text.
-    pub position: usize,
+    pub(crate) position: usize,
     /// Its length in Unicode scalar values of the original text, invisible
     /// characters inside it included.
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 /// Finds every credential in `text`, in order of position, without overlaps.
-pub fn find(text: &str) -> Vec<Finding> {
+pub(crate) fn find(text: &str) -> Vec<Finding> {
     let skeleton = Skeleton::of(text);
     let s = &skeleton.chars;
     let mut found: Vec<(Range<usize>, SecretKind)> = Vec::new();
@@ -251,7 +252,7 @@ pub fn find(text: &str) -> Vec<Finding> {
 /// formats that are [upper case only](SecretKind::is_upper_case_only), which
 /// a host name carries folded (`akia….example` is the key `AKIA…`, and its
 /// name server sees it). Positions are the host's.
-pub fn find_in_host(host: &str) -> Vec<Finding> {
+pub(crate) fn find_in_host(host: &str) -> Vec<Finding> {
     let found = find(host);
     if !found.is_empty() {
         return found;
@@ -265,7 +266,7 @@ pub fn find_in_host(host: &str) -> Vec<Finding> {
 /// `text` with every finding replaced by its kind in brackets (for example
 /// `[github_token]`), so that an engine still learns what the query is
 /// about but never the credential.
-pub fn mask(text: &str, findings: &[Finding]) -> String {
+pub(crate) fn mask(text: &str, findings: &[Finding]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut findings = findings.iter().peekable();
     let mut skip_until = 0;

@@ -9,11 +9,10 @@
 //! quote a value: an operator who pasted a token into the wrong key must not
 //! see it again in a terminal or a log.
 
-use std::fmt;
-
 use rypsok_proto::LogLevel;
 use toml::{Table, Value};
 
+use crate::config::problem::ConfigProblem;
 use crate::config::reader::{Problems, SecretHint, Section, child};
 use crate::config::section::{
     cache::{cache, check_scraping, scraping},
@@ -31,30 +30,6 @@ use crate::config::{
     SecretDetection, ServiceConfig, StatusConfig,
 };
 use crate::engine::Driver;
-
-/// The project's address, the default operator contact and part of every
-/// User-Agent (ARCHITECTURE.md "Configuration additions").
-pub const PROJECT_URL: &str = "https://github.com/rypsok/rypsok";
-
-/// One thing wrong with the configuration: where, and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigProblem {
-    /// Dotted key path (`engines.brave.timeout_ms`, `egress.allow[3]`);
-    /// empty for a problem with the file as a whole.
-    pub path: String,
-    /// Static text plus numbers; never a value from the file.
-    pub message: String,
-}
-
-impl fmt::Display for ConfigProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
 
 /// Validates configuration text; `""` gives the defaults (REQ-CFG-003).
 /// The adapter reads the file and hands its text here: the core reads no
@@ -174,8 +149,6 @@ fn floor_char_boundary(text: &str, offset: usize) -> usize {
     }
     offset
 }
-
-pub(super) const LANG_SAMPLE: &str = "en";
 
 const LOG_LEVELS: [LogLevel; 5] = [
     LogLevel::Error,

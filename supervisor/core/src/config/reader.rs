@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use toml::{Table, Value};
 
 use crate::config::SecretRef;
-use crate::config::load::ConfigProblem;
+use crate::config::problem::ConfigProblem;
 
 /// The problems found so far, in the order they were found, and the key
 /// paths every finished section read (the keys the validator accepts, for

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use rypsok_egress::{EgressPolicy, RulePort, RuleTarget, StaticHost};
 use rypsok_proto::LogLevel;
 
-use super::load::PROJECT_URL;
 use super::*;
 use crate::engine::Driver;
 use crate::limits;

@@ -9,14 +9,14 @@ use std::fmt;
 /// Which hidden forms a text held, as a closed set for a log field (never
 /// the text).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DecodedForms(u8);
+pub(crate) struct DecodedForms(u8);
 
 impl DecodedForms {
-    pub const UNICODE_TAGS: Self = Self(1);
-    pub const HTML_ENTITIES: Self = Self(1 << 1);
-    pub const PERCENT: Self = Self(1 << 2);
-    pub const BASE64: Self = Self(1 << 3);
-    pub const HEX: Self = Self(1 << 4);
+    pub(crate) const UNICODE_TAGS: Self = Self(1);
+    pub(crate) const HTML_ENTITIES: Self = Self(1 << 1);
+    pub(crate) const PERCENT: Self = Self(1 << 2);
+    pub(crate) const BASE64: Self = Self(1 << 3);
+    pub(crate) const HEX: Self = Self(1 << 4);
 
     const NAMES: [(Self, &'static str); 5] = [
         (Self::UNICODE_TAGS, "unicode_tags"),
@@ -27,18 +27,18 @@ impl DecodedForms {
     ];
 
     /// No form decoded.
-    pub fn is_empty(self) -> bool {
+    pub(crate) fn is_empty(self) -> bool {
         self.0 == 0
     }
 
     /// Whether every form of `other` is in `self`.
-    pub fn contains(self, other: Self) -> bool {
+    pub(crate) fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
 
     /// Both sets together.
     #[must_use]
-    pub fn union(self, other: Self) -> Self {
+    pub(crate) fn union(self, other: Self) -> Self {
         Self(self.0 | other.0)
     }
 
@@ -48,7 +48,7 @@ impl DecodedForms {
 
     /// The names of the forms, from the fixed vocabulary `unicode_tags`,
     /// `html_entities`, `percent`, `base64`, `hex`.
-    pub fn names(self) -> impl Iterator<Item = &'static str> {
+    pub(crate) fn names(self) -> impl Iterator<Item = &'static str> {
         Self::NAMES
             .into_iter()
             .filter(move |(f, _)| self.contains(*f))

@@ -86,7 +86,7 @@ fn violation(schema: &Value, value: &Value, at: &str) -> Option<String> {
 fn output_schema(tool: &str) -> Value {
     definitions(&Config::defaults(), Category::ALL)
         .into_iter()
-        .find(|t| t.name == tool)
+        .find(|t| t.name.as_str() == tool)
         .unwrap()
         .output_schema
 }

@@ -23,7 +23,7 @@ type Traced = Vec<((usize, usize), char)>;
 /// with `+` read as a space), in order of position in `text`, without
 /// overlaps: findings that overlap across forms are merged into one span,
 /// under the kind found first.
-pub fn find_decoded(text: &str) -> Vec<Finding> {
+pub(crate) fn find_decoded(text: &str) -> Vec<Finding> {
     let mut all = find(text);
     if text.contains(['%', '+']) {
         let original: Traced = text

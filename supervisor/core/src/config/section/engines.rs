@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use rypsok_egress::EgressRule;
 use toml::Value;
 
-use crate::config::load::LANG_SAMPLE;
+use crate::config::problem::LANG_SAMPLE;
 use crate::config::reader::{
     Lookup, Problems, Range, SecretHint, Section, child, default_of, indexed, is_secret_key,
 };

@@ -1,7 +1,7 @@
 //! `[search]`: languages, region, safe search and the result and time
 //! bounds (REQ-SEARCH-004, REQ-SEARCH-008, LIM-S1..S6).
 
-use crate::config::load::LANG_SAMPLE;
+use crate::config::problem::LANG_SAMPLE;
 use crate::config::reader::{Lookup, Problems, Range, Section, default_of, indexed};
 use crate::config::{SafeSearch, SearchConfig};
 use crate::limits;

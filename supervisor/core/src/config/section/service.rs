@@ -2,7 +2,7 @@
 //! contact, attribution and the handshake revisions (REQ-MCP-006,
 //! REQ-MCP-011, REQ-CMP-004).
 
-use crate::config::load::PROJECT_URL;
+use crate::config::problem::PROJECT_URL;
 use crate::config::reader::{Lookup, Problems, Section};
 use crate::config::{ServiceConfig, TextFormat};
 

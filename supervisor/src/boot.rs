@@ -1,0 +1,115 @@
+//! The start-up that both transports share (REQ-OPS-002, REQ-OPS-003):
+//! logging and the runtime, the workers and the services on them. Each
+//! transport (`stdio.rs`, `http.rs`) imports this module and none is
+//! imported by it; the command line picks the transport.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use rypsok_core::{Config, Services};
+use rypsok_proto::{NetInit, WorkerKind};
+
+use crate::workers::{SandboxRequirements, Spawner, WorkerSpec, Workers};
+
+/// How to start each kind of worker under this configuration.
+pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
+    // Re-execute this very binary, even if the file was replaced since.
+    let exe = PathBuf::from("/proc/self/exe");
+    let level = config.logging.level;
+    let sandbox = SandboxRequirements {
+        seccomp: config.sandbox.require_seccomp,
+        landlock: config.sandbox.require_landlock,
+    };
+    // Only a test build has probes to arm; the tests ask for them.
+    let probes =
+        rypsok_proto::probe_gate::COMPILED && std::env::var_os("RYPSOK_TEST_PROBES").is_some();
+    if rypsok_proto::probe_gate::COMPILED {
+        tracing::warn!(
+            event = "probe_build",
+            armed = probes,
+            "this is a test build: it contains test-only probes"
+        );
+    }
+    let net = WorkerSpec {
+        kind: WorkerKind::Net,
+        exe: exe.clone(),
+        log_level: level,
+        net_init: Some(NetInit {
+            egress: config.egress.policy.clone(),
+            agent_http: config.egress.allow_http,
+        }),
+        sandbox,
+        probes,
+    };
+    let parse = WorkerSpec {
+        kind: WorkerKind::Parse,
+        exe,
+        log_level: level,
+        net_init: None,
+        sandbox,
+        probes,
+    };
+    (net, parse)
+}
+
+/// Starts logging and the runtime, then serves with `serve` (a
+/// transport's entry point) until it returns.
+pub(crate) fn run<F, Fut>(config: Config, serve: F) -> Result<ExitCode>
+where
+    F: FnOnce(Config) -> Fut,
+    Fut: Future<Output = Result<ExitCode>>,
+{
+    crate::telemetry::init("supervisor", config.logging.level);
+    let runtime = runtime()?;
+    let result = runtime.block_on(serve(config));
+    // A blocking read of stdin (stdio) must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")
+}
+
+/// Starts the workers and builds the services on them. Calls answer
+/// unavailable until a worker can be started.
+pub(crate) async fn start(
+    config: &Arc<Config>,
+    transport: &'static str,
+) -> Result<(Arc<Workers>, Arc<Services>)> {
+    let spawner = Spawner::start().context("starting the spawner thread")?;
+    let (net, parse) = worker_specs(config);
+    let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
+    let workers = Arc::new(Workers::new(net, parse, parse_workers, spawner));
+    if workers.start_all().await.is_err() {
+        // Calls answer unavailable until a worker can be started; the
+        // reason is in the worker_start_failed line above.
+        tracing::error!(
+            event = "workers_unavailable",
+            "not every worker could be started"
+        );
+    }
+    let pids = workers.pids().await;
+    tracing::info!(
+        event = "started",
+        transport,
+        workers = pids.len(),
+        version = env!("CARGO_PKG_VERSION"),
+        "rypsok serving"
+    );
+
+    let services = Arc::new(Services::new(
+        Arc::clone(config),
+        workers.clone(),
+        workers.clone(),
+        &crate::secrets::engine_credentials(config),
+    ));
+    Ok((workers, services))
+}
