@@ -91,7 +91,6 @@ where
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::message::{FromWorker, NetRequest, NetResponse, ToWorker};
 

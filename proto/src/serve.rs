@@ -109,7 +109,6 @@ where
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use std::time::Duration;
 
     use super::*;

@@ -166,7 +166,6 @@ pub(crate) fn engine_credentials(config: &Config) -> HashMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use std::path::PathBuf;
 

@@ -116,7 +116,6 @@ pub(crate) fn static_answer<'a>(policy: &'a EgressPolicy, name: &str) -> Option<
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use rypsok_egress::StaticHost;
 

@@ -1,6 +1,5 @@
 //! Compressed bodies built at run time for the tests: every coding
 //! worker-net offers, and a gzip bomb.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use async_compression::Level;
 use async_compression::tokio::bufread::{

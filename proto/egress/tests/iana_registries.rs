@@ -13,6 +13,8 @@
 //! - `64:ff9b::/96` (NAT64, marked `True`): refused whatever it embeds, as
 //!   the SSRF corpus requires; a translator, not rypsok, would reach the
 //!   IPv4 address, and the translator's own network sits behind it.
+// Helpers outside `#[test]` functions are not covered by clippy.toml's
+// test allowance in an integration test crate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

@@ -182,7 +182,6 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::limits::{
         PARAMETER_DESCRIPTION_MAX_CHARS, TOOL_DESCRIPTION_MAX_CHARS, TOOL_LIST_MAX_CHARS,

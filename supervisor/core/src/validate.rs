@@ -230,7 +230,6 @@ pub(crate) fn status_args(args: &Map<String, Value>) -> Result<(), ToolError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use serde_json::json;
 
     use super::*;

@@ -1,5 +1,4 @@
 //! Decoding and bounds on bodies fed chunk by chunk, without a socket.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::convert::Infallible;
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 //! Each server counts its connections, so a test can prove that no
 //! connection was made; each exchange has its own short deadline, and each
 //! test is bounded again by [`bounded`].
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -268,7 +268,6 @@ fn push_field(entry: &mut Entry, field: Field, text: &str) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits};

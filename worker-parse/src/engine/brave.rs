@@ -213,7 +213,6 @@ fn page_date(value: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
 

@@ -159,7 +159,6 @@ fn publication_date(work: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits, status_and_headers};

@@ -248,7 +248,6 @@ fn preorder(dom: &Dom, root: NodeId) -> Vec<NodeId> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, hits};

@@ -97,7 +97,6 @@ fn seen_date(value: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, headers, hits};

@@ -130,7 +130,6 @@ fn repository(item: &Value, full_name: &str, url: &str) -> Option<EngineHit> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 

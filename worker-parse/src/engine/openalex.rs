@@ -143,7 +143,6 @@ fn rebuild_abstract(index: &Map<String, Value>) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, hits};

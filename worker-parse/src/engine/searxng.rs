@@ -54,7 +54,6 @@ fn hit(result: &Value) -> Option<EngineHit> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
     use crate::engine::test_support::{failure, hits};

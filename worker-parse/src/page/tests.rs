@@ -1,6 +1,5 @@
 //! What a caller of `read_page` sees, on small hand-written pages and a few
 //! real ones (testdata/pages, PROVENANCE.md there).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 

@@ -1,6 +1,5 @@
 //! The address classification against its tables, spelling by spelling,
 //! and the verdicts that the rules and the classes give together.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::{EgressRule, RulePort, RuleTarget, StaticHost};

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used)]
-
 use super::{Cleaned, clean_decoded_text, clean_markup_text};
 
 fn chars(text: &str) -> usize {

@@ -1,6 +1,5 @@
 //! The cache's own rules: keying, lifetime on a paused clock, LRU order,
 //! the entry and byte bounds.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

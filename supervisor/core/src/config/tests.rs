@@ -1,7 +1,6 @@
 //! Configuration tests: the built-in defaults, one fixture per refusal under
 //! `testdata/config/`, and the properties no fixture shows alone (order,
 //! secrets never echoed, secret references).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};

@@ -217,7 +217,6 @@ const fn freshness(range: TimeRange) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use rypsok_proto::EngineKind;
 
@@ -497,7 +496,6 @@ mod tests {
     /// The driver inside the services: the credential read at start, the
     /// status of a keyless engine, and the request the pipeline sends.
     mod services {
-        #![allow(clippy::unwrap_used, clippy::expect_used)]
 
         use std::sync::{Arc, Mutex};
 

@@ -95,7 +95,6 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
     use crate::engine::tests::params;

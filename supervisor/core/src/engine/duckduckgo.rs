@@ -148,7 +148,6 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

@@ -2,7 +2,6 @@
 //! from configuration, checked for a sound admission record, built against
 //! a loopback endpoint and fed its captured answers, with no test of its
 //! own to write for any of that.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 

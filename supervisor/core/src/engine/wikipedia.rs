@@ -128,7 +128,6 @@ fn build_request(endpoint: Option<&str>, lang: &str, query: &str, count: u32) ->
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

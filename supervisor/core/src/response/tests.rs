@@ -8,7 +8,6 @@
 //! schema does not publish fails. A general
 //! validator crate would add a large dependency tree to every test build
 //! for these five keywords.
-#![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
 

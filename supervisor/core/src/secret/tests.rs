@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 
 const CORPUS: &str = include_str!("../../testdata/secret/secrets.tsv");

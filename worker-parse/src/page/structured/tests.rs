@@ -1,7 +1,6 @@
 //! The structured-data fallback on small pages of our own: shells that
 //! carry an article in JSON-LD or in embedded page data, shells that carry
 //! none, and data blocks past the bounds.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
 

@@ -2,7 +2,6 @@
 //! it, and the content boundary under hostile external strings, checked
 //! with a CommonMark parser (REQ-MCP-011, REQ-CTX-003, REQ-SEC-001,
 //! REQ-SEC-002, REQ-SEC-016).
-#![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
