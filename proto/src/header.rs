@@ -53,6 +53,16 @@ pub const fn capped_wait_ms(seconds: u64) -> u64 {
     }
 }
 
+/// A wait already in milliseconds (a parser's reading of a provider's
+/// pause), held to the same [`RETRY_AFTER_MAX_S`].
+pub const fn capped_ms(ms: u64) -> u64 {
+    if ms > RETRY_AFTER_MAX_S * 1000 {
+        RETRY_AFTER_MAX_S * 1000
+    } else {
+        ms
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +84,21 @@ mod tests {
         assert_eq!(retry_after("86400"), cap);
         assert_eq!(retry_after(&"9".repeat(100)), cap);
         assert_eq!(retry_after(" 0 "), Some(0));
+    }
+
+    // Verifies: REQ-RES-002 (a provider's pause read in milliseconds is held to the same cap)
+    #[test]
+    fn caps_a_pause_in_milliseconds_by_the_same_rule() {
+        let cap = RETRY_AFTER_MAX_S * 1000;
+        assert_eq!(capped_ms(0), 0);
+        assert_eq!(capped_ms(1_500), 1_500);
+        assert_eq!(capped_ms(cap), cap);
+        assert_eq!(capped_ms(cap + 1), cap);
+        assert_eq!(capped_ms(u64::MAX), cap);
+        assert_eq!(
+            capped_ms(capped_wait_ms(u64::MAX)),
+            capped_wait_ms(u64::MAX)
+        );
     }
 
     // Verifies: REQ-RES-002 (only the delay-seconds form is a wait)

@@ -36,7 +36,7 @@ mod serve;
 pub use date::{is_iso_date, iso_date_of_unix};
 pub use engine::EngineKind;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
-pub use header::{capped_wait_ms, header_value, retry_after_ms, whole_number};
+pub use header::{capped_ms, capped_wait_ms, header_value, retry_after_ms, whole_number};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,
     FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure, NetInit, NetRequest,

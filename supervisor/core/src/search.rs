@@ -404,7 +404,7 @@ fn check_secrets(
         SecretDetection::Refuse => {
             tracing::info!(
                 event = "refused",
-                tool = "web_search",
+                tool = crate::tools::ToolName::WebSearch.as_str(),
                 reason = DeniedReason::SecretInQuery.as_str(),
                 kind = first.kind.as_str(),
                 "query refused: it carries a credential"

@@ -262,7 +262,7 @@ fn secret_check(text: &str, config: &Config) -> Result<bool, ToolError> {
         SecretDetection::Warn => {
             tracing::warn!(
                 event = "secret_detected",
-                tool = "web_fetch",
+                tool = crate::tools::ToolName::WebFetch.as_str(),
                 kind = kind.as_str(),
                 "a credential-shaped text is in the URL; proceeding as configured"
             );

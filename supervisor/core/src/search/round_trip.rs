@@ -13,7 +13,7 @@ use tokio::time::{Instant, timeout_at};
 use crate::context::{ActiveEngine, Context};
 use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
-use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, RETRY_AFTER_MAX_S, WORKER_SLACK};
+use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, WORKER_SLACK};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::response::EngineErrorClass;
 use crate::validate::SearchArgs;
@@ -131,7 +131,7 @@ pub(super) async fn query_engine(
             }
         }
         Ok(EngineParse::Paced { hits, wait_ms }) => {
-            let pause = Duration::from_millis(wait_ms.min(RETRY_AFTER_MAX_S * 1000));
+            let pause = Duration::from_millis(rypsok_proto::capped_ms(wait_ms));
             tracing::info!(
                 event = "engine_result",
                 engine = id,
@@ -192,7 +192,7 @@ fn classify_engine(failure: EngineFailure) -> Failure {
             quota,
         } => Failure {
             class: EngineErrorClass::RateLimited,
-            retry_after_ms: retry_after_ms.map(|ms| ms.min(RETRY_AFTER_MAX_S * 1000)),
+            retry_after_ms: retry_after_ms.map(rypsok_proto::capped_ms),
             quota,
         },
         EngineFailure::Blocked => Failure::of(EngineErrorClass::Blocked),
