@@ -36,7 +36,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     },
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    text: ResultText::MARKUP,
     endpoint_required: false,
     build,
 };

@@ -42,7 +42,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     in_default_set: false,
     scraping: true,
     // The parser reads the page's text: entities decoded, markup gone.
-    text: ResultText::Decoded,
+    text: ResultText::PLAIN,
     endpoint_required: false,
     build,
 };

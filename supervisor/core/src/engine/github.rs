@@ -40,7 +40,9 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    // Titles, names and descriptions are plain text; an issue's body is
+    // Markdown whose HTML tags the parser removes.
+    text: ResultText::PLAIN,
     endpoint_required: false,
     build,
 };

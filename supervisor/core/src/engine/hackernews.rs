@@ -19,7 +19,8 @@
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, TextForm,
 };
 use crate::vocabulary::Category;
 
@@ -31,7 +32,12 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    // The title is plain text; the snippet is the post's HTML text
+    // (tags removed by the parser, entities left) or counts.
+    text: ResultText {
+        title: TextForm::Plain,
+        snippet: TextForm::Markup,
+    },
     endpoint_required: false,
     build,
 };

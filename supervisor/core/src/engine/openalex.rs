@@ -41,7 +41,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    text: ResultText::MARKUP,
     endpoint_required: false,
     build,
 };

@@ -31,7 +31,8 @@ use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, TextForm,
 };
 use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
@@ -43,7 +44,11 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: false,
     scraping: false,
-    text: ResultText::Markup,
+    // Titles are plain text; `content` may mark matched words.
+    text: ResultText {
+        title: TextForm::Plain,
+        snippet: TextForm::Highlighted,
+    },
     endpoint_required: true,
     build,
 };

@@ -1003,3 +1003,83 @@ mod cache {
         }
     }
 }
+
+const HN_ANGLE_BRACKETS: &[u8] = br#"{"hits":[
+ {"objectID":"41000001","title":"Show HN: Option<T> and Result<T, E> for Go",
+  "url":"https://example.org/option","created_at":"2024-07-01T10:00:00Z",
+  "story_text":"A port of Rust&#x27;s <i>Vec&lt;T&gt;</i> idea","points":5,"num_comments":2},
+ {"objectID":"41000002","title":"Why 0<p<1 and q>2 matters","url":"https://example.org/p",
+  "created_at":"2024-07-01T11:00:00Z","points":3,"num_comments":0}]}"#;
+
+// Verifies: REQ-CTX-004 (a provider's plain-text field keeps its angle brackets; its markup field is still cleaned as markup)
+#[tokio::test(start_paused = true)]
+async fn plain_text_titles_keep_their_angle_brackets() {
+    let (services, _) = services_with(
+        &[
+            ("hn.test", Behaviour::Answer(ms(10), HN_ANGLE_BRACKETS)),
+            ("wikipedia.test", Behaviour::Hang),
+            ("brave.test", Behaviour::Hang),
+        ],
+        "[engines.hn]\ntype = \"hackernews\"\nendpoint = \"https://hn.test/api/v1/search\"\n",
+    );
+    let out = services
+        .web_search(&args(json!({"query": "option", "category": "news"})))
+        .await
+        .unwrap()
+        .to_wire();
+    let results = out["results"].as_array().unwrap();
+    let titles: Vec<_> = results
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Show HN: Option<T> and Result<T, E> for Go",
+            "Why 0<p<1 and q>2 matters"
+        ]
+    );
+    // The post's text is HTML: its tags go, its entities are decoded.
+    assert_eq!(results[0]["snippet"], json!("A port of Rust's Vec<T> idea"));
+}
+
+const CROSSREF_PARTIAL_DATES: &[u8] =
+    include_bytes!("../../../../worker-parse/testdata/crossref/written_works_partial_dates.json");
+
+// Verifies: REQ-CTX-001 (a date of month or year precision is passed on as such)
+#[tokio::test(start_paused = true)]
+async fn a_month_or_a_year_is_kept_as_the_results_date() {
+    let (services, _) = services_with(
+        &[
+            ("cr.test", Behaviour::Answer(ms(10), CROSSREF_PARTIAL_DATES)),
+            ("wikipedia.test", Behaviour::Hang),
+            ("brave.test", Behaviour::Hang),
+        ],
+        "[engines.cr]\ntype = \"crossref\"\nendpoint = \"https://cr.test/works\"\n",
+    );
+    let out = services
+        .web_search(&args(
+            json!({"query": "dates", "category": "science", "max_results": 10}),
+        ))
+        .await
+        .unwrap()
+        .to_wire();
+    let dated: std::collections::BTreeMap<_, _> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["title"].as_str().unwrap().to_owned(),
+                r.get("date").cloned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        dated["A work dated by year and month"],
+        Some(json!("2018-03"))
+    );
+    assert_eq!(dated["A work dated by year only"], Some(json!("2018")));
+    assert_eq!(dated["A work dated to the day"], Some(json!("2019-11-02")));
+    assert_eq!(dated["A work without a date"], None);
+}
