@@ -286,7 +286,8 @@ mod tests {
             }
         );
         // A message without a wait leaves the header's, or none.
-        let bare = br#"{"error_id":502,"error_name":"throttle_violation","error_message":"slow down"}"#;
+        let bare =
+            br#"{"error_id":502,"error_name":"throttle_violation","error_message":"slow down"}"#;
         assert_eq!(
             failure(parse(400, &[], bare)),
             EngineFailure::RateLimited {
