@@ -110,6 +110,10 @@ pub(crate) struct EngineSpec {
     /// (design §11): `check` refuses the type unless `[scraping] enabled`
     /// (REQ-ENG-013), and it may never be in the default set.
     pub(crate) scraping: bool,
+    /// What an operator without a key should expect, for an engine whose
+    /// keyless allowance is too small for regular use: logged at start
+    /// (`engine_keyless`) and printed by `check`.
+    pub(crate) keyless_allowance: Option<&'static str>,
     /// How the parser hands over titles and snippets, which picks their
     /// cleaner (design §9).
     pub(crate) text: ResultText,

@@ -33,6 +33,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
+    keyless_allowance: None,
     text: ResultText::PLAIN,
     endpoint_required: false,
     build,

@@ -36,6 +36,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     },
     in_default_set: true,
     scraping: false,
+    keyless_allowance: None,
     text: ResultText::MARKUP,
     endpoint_required: false,
     build,

@@ -35,6 +35,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
+    keyless_allowance: None,
     text: ResultText::MARKUP,
     endpoint_required: false,
     build,

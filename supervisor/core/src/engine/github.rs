@@ -40,6 +40,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
+    keyless_allowance: None,
     // Titles, names and descriptions are plain text; an issue's body is
     // Markdown whose HTML tags the parser removes.
     text: ResultText::PLAIN,

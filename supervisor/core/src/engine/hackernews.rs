@@ -32,6 +32,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
+    keyless_allowance: None,
     // The title is plain text; the snippet is the post's HTML text
     // (tags removed by the parser, entities left) or counts.
     text: ResultText {

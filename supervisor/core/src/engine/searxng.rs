@@ -44,6 +44,7 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: false,
     scraping: false,
+    keyless_allowance: None,
     // Titles are plain text; `content` may mark matched words.
     text: ResultText {
         title: TextForm::Plain,
