@@ -13,6 +13,10 @@
 //! its test reads the instance's search URL from `RYPSOK_LIVE_SEARXNG`
 //! and fails without it. Nothing else is sent than the probe query.
 
+// Tests fail loudly: a failed expectation is the report. The binary under
+// test is started as a process, as the black-box tests start it.
+#![allow(clippy::expect_used, clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -357,6 +357,7 @@ fn engine_status_lists_every_configured_engine() {
 }
 
 /// Runs `rypsok check --online` on `config`: exit code, stdout.
+#[allow(clippy::disallowed_methods)] // the binary under test, as cli.rs starts it
 fn check_online(config: &str) -> (Option<i32>, String) {
     let dir = crate::support::TempDir::new("online");
     let path = dir.write("rypsok.toml", config);
