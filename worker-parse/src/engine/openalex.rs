@@ -68,10 +68,13 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
 /// Whether an error object's `error` or `message` says "rate limit".
 fn speaks_of_rate_limit(answer: &Map<String, Value>) -> bool {
     ["error", "message"].iter().any(|key| {
-        answer.get(*key).and_then(Value::as_str).is_some_and(|text| {
-            let head = text.get(..text.len().min(256)).unwrap_or(text);
-            head.to_ascii_lowercase().contains("rate limit")
-        })
+        answer
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|text| {
+                let head = text.get(..text.len().min(256)).unwrap_or(text);
+                head.to_ascii_lowercase().contains("rate limit")
+            })
     })
 }
 
