@@ -1083,3 +1083,43 @@ async fn a_month_or_a_year_is_kept_as_the_results_date() {
     assert_eq!(dated["A work dated to the day"], Some(json!("2019-11-02")));
     assert_eq!(dated["A work without a date"], None);
 }
+
+const STACKEXCHANGE_THROTTLE_7S: &[u8] = br#"{"error_id":502,"error_name":"throttle_violation",
+ "error_message":"too many requests from this IP, more requests available in 7 seconds"}"#;
+
+// Verifies: REQ-RES-002, REQ-RES-004 (Stack Exchange's throttle rests the engine for the wait its message names; engine_status shows it)
+#[tokio::test(start_paused = true)]
+async fn a_stack_exchange_throttle_rests_the_engine_for_the_wait_it_names() {
+    let (services, net) = services_with(
+        &[(
+            "se.test",
+            Behaviour::Reply(400, &[], STACKEXCHANGE_THROTTLE_7S),
+        )],
+        "[engines.se]\ntype = \"stackexchange\"\nendpoint = \"https://se.test/2.3/search/advanced\"\n",
+    );
+    let code = args(json!({"query": "borrow checker", "category": "code"}));
+    let asked = || {
+        let urls = net.urls.lock().unwrap();
+        urls.iter().filter(|url| url.contains("se.test")).count()
+    };
+    let _ = services.web_search(&code).await;
+    assert_eq!(asked(), 1);
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
+    let se = status["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == json!("se"))
+        .cloned()
+        .unwrap();
+    assert_eq!(se["state"], json!("open"), "{status}");
+    // Not asked again every second: the seven seconds it named hold.
+    for _ in 0..5 {
+        tokio::time::advance(ms(1_000)).await;
+        let _ = services.web_search(&code).await;
+    }
+    assert_eq!(asked(), 1, "asked again inside the wait");
+    tokio::time::advance(ms(2_500)).await;
+    let _ = services.web_search(&code).await;
+    assert_eq!(asked(), 2, "asked again once the wait is over");
+}
