@@ -1,5 +1,6 @@
 //! The format of a date on the wire (`EngineHit::date`): worker-parse
-//! writes only dates that pass [`is_iso_date`], and the supervisor checks
+//! writes only dates that pass [`is_result_date`] (a day, or a month or a
+//! year where the provider knows no more), and the supervisor checks
 //! each one again when it ranks the hits (a worker's answer is never
 //! trusted). Both sides apply this one definition, so it lives in the crate
 //! they share, beside the message type, not in it.
@@ -30,6 +31,26 @@ pub fn is_iso_date(text: &str) -> bool {
         _ => return false,
     };
     year >= 1 && (1..=days).contains(&day)
+}
+
+/// Whether `text` is a date of a result as the supervisor passes it on: a
+/// day ([`is_iso_date`]), or a date of reduced precision, `YYYY-MM` or
+/// `YYYY` (ISO 8601 calendar date forms), for a provider that knows only
+/// the month or the year of a publication (Crossref's `date-parts`).
+pub fn is_result_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    let year_ok = |y: &[u8]| y.len() == 4 && y.iter().all(u8::is_ascii_digit) && y != b"0000";
+    match b.len() {
+        10 => is_iso_date(text),
+        7 => {
+            year_ok(&b[..4])
+                && b[4] == b'-'
+                && b[5..].iter().all(u8::is_ascii_digit)
+                && matches!((b[5] - b'0') * 10 + (b[6] - b'0'), 1..=12)
+        }
+        4 => year_ok(b),
+        _ => false,
+    }
 }
 
 /// The UTC calendar date of a Unix time in seconds, as `YYYY-MM-DD`, when
@@ -74,6 +95,34 @@ mod tests {
             "",
         ] {
             assert!(!is_iso_date(bad), "{bad}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod result_date_tests {
+    use super::is_result_date;
+
+    #[test]
+    fn a_result_date_is_a_day_a_month_or_a_year() {
+        // Verifies: REQ-CTX-001
+        for good in ["2024-02-29", "2018-03", "2018", "0001"] {
+            assert!(is_result_date(good), "{good}");
+        }
+        for bad in [
+            "2023-02-29",
+            "2018-13",
+            "2018-00",
+            "2018-3",
+            "0000",
+            "18",
+            "2018-",
+            "20180",
+            "２０１８",
+            "2018-03-",
+            "-2018",
+        ] {
+            assert!(!is_result_date(bad), "{bad}");
         }
     }
 }

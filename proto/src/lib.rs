@@ -33,7 +33,7 @@ pub mod probe;
 pub mod probe_gate;
 mod serve;
 
-pub use date::{is_iso_date, iso_date_of_unix};
+pub use date::{is_iso_date, is_result_date, iso_date_of_unix};
 pub use engine::EngineKind;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
 pub use header::{capped_ms, capped_wait_ms, header_value, retry_after_ms, whole_number};

@@ -451,7 +451,9 @@ pub struct EngineHit {
     pub url: String,
     /// Snippet as the provider sent it.
     pub snippet: String,
-    /// Publication date as `YYYY-MM-DD`, when the engine supplied one.
+    /// Publication date as `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the
+    /// engine knows no more (`is_result_date`), when the engine supplied
+    /// one.
     pub date: Option<String>,
 }
 

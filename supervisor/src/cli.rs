@@ -38,7 +38,14 @@ enum Command {
     /// Validate the configuration and the secrets it names: the verdict on
     /// stdout, each problem and warning (an engine left inactive) with its
     /// key on stderr; exit 0 when valid, 1 with every problem.
-    Check,
+    Check {
+        /// Then send one probe query (`rust programming language`, nothing
+        /// else) to every enabled engine through the real workers under
+        /// their real confinement, and print each engine's result or
+        /// failure class; exit 1 when any enabled engine fails.
+        #[arg(long)]
+        online: bool,
+    },
     /// Ask the HTTP listener of `serve --transport http` at the configured
     /// `[http] bind` for its tools over MCP (with its token): exit 0 when it
     /// answers, 1 otherwise.
@@ -133,7 +140,7 @@ pub(crate) fn run() -> Result<ExitCode> {
             std::io::Write::write_all(&mut std::io::stdout().lock(), &manpage()?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check => Ok(check(cli.config.as_deref())),
+        Command::Check { online } => Ok(check(cli.config.as_deref(), online)),
         Command::Health => match load(cli.config.as_deref()) {
             Ok(config) => Ok(match crate::health::check(&config) {
                 Ok(addr) => {
@@ -175,7 +182,7 @@ pub(crate) fn run() -> Result<ExitCode> {
 /// stderr (one line each, with its key path); exit 1 when `serve` would
 /// refuse the configuration or its workers.
 #[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
-fn check(path: Option<&std::path::Path>) -> ExitCode {
+fn check(path: Option<&std::path::Path>, online: bool) -> ExitCode {
     let config = match load(path) {
         Ok(config) => config,
         Err(problems) => return invalid(&problems),
@@ -192,10 +199,72 @@ fn check(path: Option<&std::path::Path>) -> ExitCode {
     println!("configuration valid");
     // The configuration is only half of whether serve can work: the other
     // half is what this kernel lets the workers do.
-    if check_confinement(&config) {
+    if !check_confinement(&config) {
+        println!("workers refused: serve would not start them");
+        return ExitCode::from(1);
+    }
+    if online {
+        return check_online(config);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `check --online`: one probe query to every enabled engine through the
+/// real workers (started as serve starts them, under their confinement),
+/// one line per engine on stdout; exit 1 when any enabled engine failed.
+#[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
+fn check_online(config: Config) -> ExitCode {
+    let config = std::sync::Arc::new(config);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("online: could not start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let reports = runtime.block_on(async {
+        let (workers, services) = crate::boot::start(&config, "check").await?;
+        let reports = services.probe_engines().await;
+        workers.shutdown().await;
+        anyhow::Ok(reports)
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    let reports = match reports {
+        Ok(reports) => reports,
+        Err(e) => {
+            eprintln!("online: could not start the workers: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!(
+        "online (one probe query, \"{}\", to every enabled engine):",
+        rypsok_core::probe::PROBE_QUERY
+    );
+    let mut failed = 0_usize;
+    for report in &reports {
+        use rypsok_core::probe::ProbeOutcome;
+        let line = match &report.outcome {
+            ProbeOutcome::Answered(n) => format!("answered with {n} results"),
+            ProbeOutcome::Failed(failure) => {
+                failed += 1;
+                format!("failed: {}", failure.word())
+            }
+            ProbeOutcome::Disabled => "not probed: disabled".to_owned(),
+            ProbeOutcome::NoCredential => "not probed: no credential".to_owned(),
+        };
+        println!("  {} ({}): {line}", report.id, report.kind);
+        if let Some(allowance) = report.keyless_allowance {
+            println!("  {} ({}): keyless: {allowance}", report.id, report.kind);
+        }
+    }
+    if failed == 0 {
+        println!("every enabled engine answered");
         ExitCode::SUCCESS
     } else {
-        println!("workers refused: serve would not start them");
+        println!("{failed} enabled engine(s) failed");
         ExitCode::from(1)
     }
 }

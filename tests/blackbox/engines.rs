@@ -355,3 +355,84 @@ fn engine_status_lists_every_configured_engine() {
         ])
     );
 }
+
+/// Runs `rypsok check --online` on `config`: exit code, stdout.
+#[allow(clippy::disallowed_methods)] // the binary under test, as cli.rs starts it
+fn check_online(config: &str) -> (Option<i32>, String) {
+    let dir = crate::support::TempDir::new("online");
+    let path = dir.write("rypsok.toml", config);
+    let out = std::process::Command::new(crate::support::binary())
+        .args(["check", "--online", "--config"])
+        .arg(&path)
+        .env_clear()
+        .output()
+        .expect("run check --online");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+// Verifies: REQ-TEST-003 (check --online probes every enabled engine through the real workers and names each failure class)
+#[test]
+fn check_online_probes_every_enabled_engine_and_names_each_failure() {
+    let crossref = FakeHttp::start(Reply::json(&fixture(
+        "crossref/works_query_ecology_rows2.json",
+    )));
+    let openalex = FakeHttp::start(
+        Reply::json(&fixture("openalex/written_403_rate_limit_exceeded.json"))
+            .with_status(403, "application/json"),
+    );
+    let hackernews = FakeHttp::start(Reply::json(b"busy").with_status(500, "text/plain"));
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let text = config(
+        &[crossref.port(), openalex.port(), hackernews.port(), closed],
+        &[
+            engine("crossref", "crossref", crossref.port(), "/works"),
+            engine("openalex", "openalex", openalex.port(), "/works"),
+            engine("hn", "hackernews", hackernews.port(), "/api/v1/search"),
+            engine("gone", "gdelt", closed, "/api/v2/doc/doc"),
+            "[engines.arxiv]\ntype = \"arxiv\"\nenabled = false\n".to_owned(),
+        ],
+    );
+    let (code, stdout) = check_online(&text);
+    assert_eq!(code, Some(1), "{stdout}");
+    for line in [
+        "configuration valid",
+        "  crossref (crossref): answered with 2 results",
+        "  openalex (openalex): failed: rate limit",
+        "  openalex (openalex): keyless: about ten searches a day",
+        "  hn (hackernews): failed: HTTP 500",
+        "  gone (gdelt): failed: connect",
+        "  arxiv (arxiv): not probed: disabled",
+        "3 enabled engine(s) failed",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(line)),
+            "{line:?} missing:\n{stdout}"
+        );
+    }
+    // Nothing but the probe query was sent, once per engine.
+    let seen = crossref.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(
+        seen[0].target.contains("rust+programming+language")
+            || seen[0].target.contains("rust%20programming%20language"),
+        "{}",
+        seen[0].target
+    );
+
+    // Every enabled engine answering: exit 0.
+    let text = config(
+        &[crossref.port()],
+        &[engine("crossref", "crossref", crossref.port(), "/works")],
+    );
+    let (code, stdout) = check_online(&text);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("every enabled engine answered"), "{stdout}");
+}

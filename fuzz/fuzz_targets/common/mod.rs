@@ -85,7 +85,7 @@ pub fn credentials(text: &str) -> Vec<String> {
 /// pause) within its cap.
 pub fn check_engine_answer(engine: rypsok_proto::EngineKind, data: &[u8]) {
     use rypsok_proto::limits::{RETRY_AFTER_MAX_S, URL_MAX_CHARS};
-    use rypsok_proto::{EngineFailure, EngineParse, ParseRequest, ParseResponse, is_iso_date};
+    use rypsok_proto::{EngineFailure, EngineParse, ParseRequest, ParseResponse, is_result_date};
 
     let answer = answer(data);
     let request = || ParseRequest::EngineAnswer {
@@ -129,7 +129,7 @@ pub fn check_engine_answer(engine: rypsok_proto::EngineKind, data: &[u8]) {
             .expect("an http(s) URL");
         assert!(!rest.starts_with(['/', '?', '#']) && !rest.is_empty());
         assert!(!hit.url.chars().any(|c| c.is_whitespace() || c.is_control()));
-        assert!(hit.date.as_deref().is_none_or(is_iso_date));
+        assert!(hit.date.as_deref().is_none_or(is_result_date));
     }
 }
 

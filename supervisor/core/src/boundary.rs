@@ -56,6 +56,45 @@ pub(crate) fn clean_markup_text(raw: &str, max_chars: usize) -> Cleaned {
     clean_decoded_text(&decoded, max_chars)
 }
 
+/// Highlight tags some providers put around matched words in otherwise
+/// plain text (SearXNG's `content`), compared without case.
+const HIGHLIGHT_TAGS: [&str; 8] = [
+    "<b>",
+    "</b>",
+    "<strong>",
+    "</strong>",
+    "<em>",
+    "</em>",
+    "<mark>",
+    "</mark>",
+];
+
+/// Cleans plain text in which matched words may be wrapped in highlight
+/// tags: those tags alone go (any other `<` is text, so `Option<T>` stays),
+/// no entity is decoded, then everything [`clean_decoded_text`] does. The
+/// tags are looked for after the invisible characters are gone, and the
+/// output never holds one, so cleaning again changes nothing.
+pub(crate) fn clean_highlighted_text(raw: &str, max_chars: usize) -> Cleaned {
+    let first = clean_decoded_text(raw, usize::MAX);
+    let mut out = String::with_capacity(first.text.len());
+    for c in first.text.chars() {
+        out.push(c);
+        if c == '>'
+            && let Some(tag) = HIGHLIGHT_TAGS.iter().find(|tag| {
+                out.len()
+                    .checked_sub(tag.len())
+                    .and_then(|start| out.get(start..))
+                    .is_some_and(|end| end.eq_ignore_ascii_case(tag))
+            })
+        {
+            out.truncate(out.len() - tag.len());
+        }
+    }
+    let mut cleaned = clean_decoded_text(&out, max_chars);
+    cleaned.removed += first.removed;
+    cleaned
+}
+
 /// Cleans text that carries no markup: invisible and control characters
 /// removed and counted, joiners kept only where they carry orthography,
 /// whitespace collapsed to single spaces and trimmed, then bounded to

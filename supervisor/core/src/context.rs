@@ -114,6 +114,9 @@ impl Context {
                     tracing::info!(event = "engine_inactive", engine = %id, credential = %credential, "no credential could be read; engine inactive");
                     return EngineSlot::Disabled { id, reason: DisabledReason::NoCredential };
                 }
+                if let (false, Some(allowance)) = (has_credential, spec.keyless_allowance) {
+                    tracing::warn!(event = "engine_keyless", engine = %id, allowance, "engine active without a key; its keyless allowance is small");
+                }
                 let concurrency = Semaphore::new(spec.admission.concurrency_cap as usize);
                 EngineSlot::Active(ActiveEngine { config: engine.clone(), credential, concurrency })
             })

@@ -110,6 +110,10 @@ pub(crate) struct EngineSpec {
     /// (design §11): `check` refuses the type unless `[scraping] enabled`
     /// (REQ-ENG-013), and it may never be in the default set.
     pub(crate) scraping: bool,
+    /// What an operator without a key should expect, for an engine whose
+    /// keyless allowance is too small for regular use: logged at start
+    /// (`engine_keyless`) and printed by `check`.
+    pub(crate) keyless_allowance: Option<&'static str>,
     /// How the parser hands over titles and snippets, which picks their
     /// cleaner (design §9).
     pub(crate) text: ResultText,
@@ -122,15 +126,45 @@ pub(crate) struct EngineSpec {
 }
 
 /// The form of the titles and snippets a driver's parser hands over
-/// (design §9, RFC 019 D3).
+/// (design §9, RFC 019 D3), declared field by field: each is cleaned as
+/// what it is, so that text the provider sends as plain text keeps its
+/// angle brackets (`Option<T>`, `0<p<1`), and markup removal stays for the
+/// fields that carry markup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ResultText {
-    /// The provider's raw text, with markup and entities (the JSON APIs):
-    /// cleaned by `clean_markup_text`.
+pub(crate) struct ResultText {
+    /// The title's form.
+    pub(crate) title: TextForm,
+    /// The snippet's form.
+    pub(crate) snippet: TextForm,
+}
+
+impl ResultText {
+    /// Both fields raw provider text with markup and entities.
+    pub(crate) const MARKUP: Self = Self {
+        title: TextForm::Markup,
+        snippet: TextForm::Markup,
+    };
+    /// Both fields plain text.
+    pub(crate) const PLAIN: Self = Self {
+        title: TextForm::Plain,
+        snippet: TextForm::Plain,
+    };
+}
+
+/// What one provider field is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextForm {
+    /// Raw text with markup and entities (HTML-escaped titles, JATS,
+    /// Wikipedia's search-match spans): cleaned by `clean_markup_text`.
     Markup,
-    /// Text the parser already decoded from a page: cleaned by
-    /// `clean_decoded_text`, so that `Vec<T>` stays as written.
-    Decoded,
+    /// Plain text, as the provider's contract says or as the parser
+    /// decoded it from a page: cleaned by `clean_decoded_text`, so that
+    /// `Vec<T>` stays as written.
+    Plain,
+    /// Plain text in which the provider marks the matched words with a few
+    /// highlight tags (`<b>`, `<strong>`, `<em>`, `<mark>`): those tags
+    /// alone are removed (`clean_highlighted_text`), any other `<` is text.
+    Highlighted,
 }
 
 /// What a driver needs in the way of a credential (REQ-CFG-004).

@@ -33,6 +33,7 @@ mod limits;
 #[cfg(feature = "measure")]
 pub mod measure;
 pub mod ports;
+pub mod probe;
 mod ratelimit;
 pub mod response;
 mod returned;

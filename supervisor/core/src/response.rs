@@ -306,7 +306,8 @@ pub struct SearchResult {
     pub url: String,
     /// Cleaned snippet.
     pub snippet: String,
-    /// `YYYY-MM-DD`, when the engine gave a date.
+    /// `YYYY-MM-DD`, or `YYYY-MM` or `YYYY` when the engine knows only the
+    /// month or the year, when the engine gave a date.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     /// The engines that returned it, when attribution applies.

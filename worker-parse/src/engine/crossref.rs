@@ -142,18 +142,23 @@ fn first_string(value: Option<&Value>) -> Option<&str> {
 }
 
 /// The publication date: `published` (the earliest of print and online),
-/// then `published-print`, `published-online`, `issued`; only a full
-/// year-month-day is a date.
+/// then `published-print`, `published-online`, `issued`. Crossref's
+/// `date-parts` hold as much as the publisher knows: `[2018, 3, 15]`,
+/// `[2018, 3]` or `[2018]`; the date keeps that precision (`2018-03`,
+/// `2018`) rather than being lost or given a day it never had.
 fn publication_date(work: &Value) -> Option<String> {
     ["published", "published-print", "published-online", "issued"]
         .iter()
         .find_map(|key| {
             let parts = work.get(*key)?.get("date-parts")?.as_array()?.first()?;
             let parts = parts.as_array()?;
-            let [year, month, day] = parts.as_slice() else {
-                return None;
+            let date = match parts.as_slice() {
+                [year, month, day] => ymd(year.as_i64()?, month.as_i64()?, day.as_i64()?)?,
+                [year, month] => format!("{:04}-{:02}", year.as_i64()?, month.as_i64()?),
+                [year] => format!("{:04}", year.as_i64()?),
+                _ => return None,
             };
-            ymd(year.as_i64()?, month.as_i64()?, day.as_i64()?)
+            rypsok_proto::is_result_date(&date).then_some(date)
         })
 }
 
@@ -165,6 +170,8 @@ mod tests {
 
     // Fixtures: testdata/crossref/PROVENANCE.md.
     const ECOLOGY: &[u8] = include_bytes!("../../testdata/crossref/works_query_ecology_rows2.json");
+    const PARTIAL_DATES: &[u8] =
+        include_bytes!("../../testdata/crossref/written_works_partial_dates.json");
     const NO_RESULTS: &[u8] =
         include_bytes!("../../testdata/crossref/written_works_query_no_results.json");
     const VALIDATION: &[u8] =
@@ -219,8 +226,25 @@ mod tests {
             hits[0].snippet,
             "Journal of Tests · Ada Lovelace, The Consortium, Babbage et al."
         );
-        // A year and a month are not a date.
-        assert_eq!(hits[0].date, None);
+        // A year and a month are kept as such.
+        assert_eq!(hits[0].date.as_deref(), Some("2020-05"));
+    }
+
+    #[test]
+    fn keeps_the_month_or_the_year_when_that_is_all_crossref_knows() {
+        // Verifies: REQ-ENG-005, REQ-CTX-001
+        let hits = hits(parse(200, &headers_none(), PARTIAL_DATES));
+        let dates: Vec<_> = hits.iter().map(|hit| hit.date.as_deref()).collect();
+        assert_eq!(
+            dates,
+            [
+                Some("2018-03"),
+                Some("2018"),
+                Some("2019-11-02"),
+                None,
+                None
+            ]
+        );
     }
 
     #[test]

@@ -208,16 +208,21 @@ fn page_date(text: &str) -> Option<String> {
 }
 
 /// The text under `id`, whitespace collapsed, at most
-/// [`MAX_TEXT_CHARS`] characters.
+/// [`MAX_TEXT_CHARS`] characters. Text nodes are joined as the page joins
+/// them: a highlight (`<b>Eino</b>以`, `starter</b>,`) adds no space, only
+/// a line break or a block element does.
 fn text_of(dom: &Dom, id: NodeId) -> String {
     let mut raw = String::new();
     for node in preorder(dom, id) {
-        if let Data::Text(text) = &dom.nodes[node].data {
-            raw.push_str(text);
-            raw.push(' ');
-            if raw.len() > 4 * MAX_TEXT_CHARS {
-                break;
+        match &dom.nodes[node].data {
+            Data::Text(text) => {
+                raw.push_str(text);
+                if raw.len() > 4 * MAX_TEXT_CHARS {
+                    break;
+                }
             }
+            Data::Element(element) if breaks_words(&element.name.local) => raw.push(' '),
+            _ => {}
         }
     }
     let mut out = String::new();
@@ -231,6 +236,14 @@ fn text_of(dom: &Dom, id: NodeId) -> String {
         Some((at, _)) => out[..at].to_owned(),
         None => out,
     }
+}
+
+/// Elements that separate the words on either side of them.
+fn breaks_words(name: &str) -> bool {
+    matches!(
+        name,
+        "br" | "p" | "div" | "li" | "td" | "th" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+    )
 }
 
 /// `root` and everything below it, in document order. The DOM's bounds
@@ -286,6 +299,28 @@ mod tests {
         );
         assert!(hits[1].snippet.contains("\"i know\""));
         assert_eq!(hits[9].url, "https://en.wikipedia.org/wiki/Eino");
+    }
+
+    #[test]
+    fn text_nodes_join_as_the_page_joins_them() {
+        // Verifies: REQ-ENG-005
+        // The captured page: "…开发框架，…应用。<b>Eino</b>以 Go 语言…".
+        let hits = hits(parse(200, EINO));
+        assert!(
+            hits[2].snippet.contains("应用。Eino以 Go 语言为基础"),
+            "{}",
+            hits[2].snippet
+        );
+        assert!(hits[0].snippet.starts_with("Eino is a framework"));
+        // Punctuation after a highlight gets no space before it; a line
+        // break still separates words.
+        let page = br#"<html><body><div class="results"><div class="result results_links results_links_deep web-result">
+<h2 class="result__title"><a class="result__a" href="https://example.org/baby">Baby <b>feeding</b></a></h2>
+<a class="result__snippet" href="https://example.org/baby">A <b>starter</b>, then <b>feedings</b>. Next<br>line</a>
+</div></div></body></html>"#;
+        let hits = crate::engine::test_support::hits(parse(200, page));
+        assert_eq!(hits[0].title, "Baby feeding");
+        assert_eq!(hits[0].snippet, "A starter, then feedings. Next line");
     }
 
     #[test]

@@ -9,6 +9,17 @@
 //! the source: its domain, language and country. The API sends no text of
 //! the article. A search without articles is answered `{}`.
 //!
+//! GDELT is known to emit, now and then, an answer that is not quite JSON:
+//! an invalid escape (`\'`, `\x`, a `\u` without four hex digits) or a raw
+//! control character inside a title. One such character must not lose the
+//! whole answer: when the body does not parse, it is repaired once (a stray
+//! backslash becomes a literal one, a raw control character a space,
+//! invalid UTF-8 the replacement character) and parsed again, in one linear
+//! pass with no retry loop. What was repaired is logged
+//! (`engine_answer_repaired`, counts only, never the text), and an article
+//! that is still unreadable is skipped, as any article without a title or a
+//! URL is.
+//!
 //! Failures: GDELT reports errors as plain text sent with 200, not JSON.
 //! The text asking to "limit requests" is its rate limit; any other plain
 //! text refuses the request (a phrase too short, an invalid operator); 429
@@ -38,8 +49,24 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
     if status != 200 {
         return EngineParse::Failure(status_failure(status, headers));
     }
-    let Some(answer) = json_object(body) else {
-        return EngineParse::Failure(plain_text_failure(headers, body));
+    let answer = match json_object(body) {
+        Some(answer) => answer,
+        None if looks_like_json(body) => {
+            let (repaired, count) = repair(body);
+            match json_object(repaired.as_bytes()) {
+                Some(answer) => {
+                    tracing::info!(
+                        event = "engine_answer_repaired",
+                        engine = "gdelt",
+                        repaired = count,
+                        "the answer held invalid JSON; repaired and read"
+                    );
+                    answer
+                }
+                None => return EngineParse::Failure(EngineFailure::ParseFailure),
+            }
+        }
+        None => return EngineParse::Failure(plain_text_failure(headers, body)),
     };
     match answer.get("articles") {
         // No articles: GDELT's empty answer is an empty object.
@@ -67,6 +94,64 @@ fn plain_text_failure(headers: &[Header], body: &[u8]) -> EngineFailure {
     } else {
         EngineFailure::RequestFailure
     }
+}
+
+/// Whether a body that did not parse was meant as JSON (GDELT's errors
+/// are plain sentences).
+fn looks_like_json(body: &[u8]) -> bool {
+    body.trim_ascii_start().first() == Some(&b'{')
+}
+
+/// The body with what makes it invalid JSON inside strings repaired, and
+/// how many repairs: a backslash that starts no valid escape is escaped
+/// itself, a raw control character becomes a space, invalid UTF-8 becomes
+/// U+FFFD. Outside strings nothing changes, so a body broken in its
+/// structure stays broken. Linear in the body.
+fn repair(body: &[u8]) -> (String, usize) {
+    let text = String::from_utf8_lossy(body);
+    let mut count = usize::from(matches!(text, std::borrow::Cow::Owned(_)));
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !in_string {
+            in_string = c == '"';
+            out.push(c);
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = false;
+                out.push(c);
+            }
+            '\\' => match chars.peek().copied() {
+                Some(next @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
+                    out.push(c);
+                    out.push(next);
+                    chars.next();
+                }
+                Some('u') if four_hex(chars.clone().skip(1)) => {
+                    out.push(c);
+                }
+                _ => {
+                    // A stray backslash: the text it stood in.
+                    out.push_str("\\\\");
+                    count += 1;
+                }
+            },
+            c if u32::from(c) < 0x20 => {
+                out.push(' ');
+                count += 1;
+            }
+            c => out.push(c),
+        }
+    }
+    (out, count)
+}
+
+/// Whether the next four characters are hex digits.
+fn four_hex(mut chars: impl Iterator<Item = char>) -> bool {
+    (0..4).all(|_| chars.next().is_some_and(|c| c.is_ascii_hexdigit()))
 }
 
 /// One article, or nothing without a title or a web URL.
@@ -107,6 +192,8 @@ mod tests {
         include_bytes!("../../testdata/gdelt/written_artlist_no_articles.json");
     const RATE_LIMIT: &[u8] = include_bytes!("../../testdata/gdelt/written_rate_limit.txt");
     const TOO_SHORT: &[u8] = include_bytes!("../../testdata/gdelt/written_phrase_too_short.txt");
+    const BAD_ESCAPES: &[u8] =
+        include_bytes!("../../testdata/gdelt/written_artlist_invalid_escapes.json");
 
     #[test]
     fn gives_articles_with_their_source_and_day() {
@@ -162,6 +249,44 @@ mod tests {
             failure(parse(429, &[], b"")),
             EngineFailure::RateLimited { .. }
         ));
+    }
+
+    #[test]
+    fn an_answer_with_invalid_escapes_is_repaired_not_lost() {
+        // Verifies: REQ-ENG-005, REQ-ENG-006
+        let hits = hits(parse(200, &[], BAD_ESCAPES));
+        assert_eq!(hits.len(), 3, "{hits:?}");
+        assert_eq!(hits[0].title, "Minister says \\'we will act\\' on floods");
+        assert_eq!(hits[1].title, "Cost in \\x24 rises; path C:\\data");
+        assert_eq!(hits[2].title, "Line one line two");
+        assert_eq!(hits[2].date.as_deref(), Some("2024-05-02"));
+        // Valid escapes are read as escapes.
+        let fine = br#"{"articles":[{"title":"caf\u00e9 \"x\"","url":"https://a.example/"}]}"#;
+        assert_eq!(hits_of(fine)[0].title, "café \"x\"");
+    }
+
+    #[test]
+    fn a_body_broken_beyond_its_strings_is_a_parse_failure_never_a_hang() {
+        // Verifies: REQ-ENG-006
+        for body in [
+            &b"{\"articles\":[{\"title\":\"a\\"[..],
+            b"{\"articles\":[",
+            b"{\\\\\\",
+            b"{\"articles\":[{\"title\":\"\\u12\",\"url\":\"https://a.example/\"}]",
+        ] {
+            assert_eq!(failure(parse(200, &[], body)), EngineFailure::ParseFailure);
+        }
+        // Large and full of backslashes: linear, bounded.
+        let mut big = b"{\"articles\":[{\"title\":\"".to_vec();
+        big.extend(std::iter::repeat_n(b'\\', 1 << 20));
+        big.extend(b"x\",\"url\":\"https://a.example/\"}]}");
+        let started = std::time::Instant::now();
+        let _ = parse(200, &[], &big);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    fn hits_of(body: &[u8]) -> Vec<EngineHit> {
+        hits(parse(200, &[], body))
     }
 
     #[test]

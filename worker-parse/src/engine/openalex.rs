@@ -44,6 +44,10 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
                 retry_after_ms: retry_after_ms(headers),
                 quota: true,
             },
+            (403, Some(answer)) if speaks_of_rate_limit(answer) => EngineFailure::RateLimited {
+                retry_after_ms: retry_after_ms(headers),
+                quota: false,
+            },
             // A JSON error object names a mistake in the request.
             (_, Some(answer)) if answer.contains_key("error") => EngineFailure::RequestFailure,
             _ => status_failure(status, headers),
@@ -59,6 +63,19 @@ pub(crate) fn parse(status: u16, headers: &[Header], body: &[u8]) -> EngineParse
         return EngineParse::Failure(EngineFailure::ParseFailure);
     };
     EngineParse::Hits(results.iter().filter_map(hit).take(MAX_HITS).collect())
+}
+
+/// Whether an error object's `error` or `message` says "rate limit".
+fn speaks_of_rate_limit(answer: &Map<String, Value>) -> bool {
+    ["error", "message"].iter().any(|key| {
+        answer
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|text| {
+                let head = text.get(..text.len().min(256)).unwrap_or(text);
+                head.to_ascii_lowercase().contains("rate limit")
+            })
+    })
 }
 
 /// One work, or nothing when it lacks a title or a usable URL.
@@ -154,6 +171,8 @@ mod tests {
     const END: &[u8] =
         include_bytes!("../../testdata/openalex/works_search_end_of_pagination.json");
     const INVALID: &[u8] = include_bytes!("../../testdata/openalex/written_403_invalid_query.json");
+    const RATE_LIMIT_403: &[u8] =
+        include_bytes!("../../testdata/openalex/written_403_rate_limit_exceeded.json");
     const LIMITED: &[u8] =
         include_bytes!("../../testdata/openalex/written_429_too_many_requests.json");
 
@@ -209,6 +228,26 @@ mod tests {
     fn the_last_page_is_no_hits() {
         // Verifies: REQ-ENG-005
         assert!(hits(parse(200, &[], END)).is_empty());
+    }
+
+    #[test]
+    fn the_documented_403_rate_limit_is_a_rate_limit_not_a_failed_request() {
+        // Verifies: REQ-ENG-006
+        assert_eq!(
+            failure(parse(403, &[], RATE_LIMIT_403)),
+            EngineFailure::RateLimited {
+                retry_after_ms: None,
+                quota: false
+            }
+        );
+        let retry = crate::engine::test_support::headers(&[("retry-after", "2")]);
+        assert_eq!(
+            failure(parse(403, &retry, RATE_LIMIT_403)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(2_000),
+                quota: false
+            }
+        );
     }
 
     #[test]

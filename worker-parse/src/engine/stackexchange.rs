@@ -13,17 +13,23 @@
 //! "error_message"}` (answered 400 or with the error's own status).
 //! `throttle_violation` (502) is the rate limit; the access and key errors
 //! (401, 402, 403, 405, 406) refuse the credential; the rest refuse the
-//! request. The wrapper's `backoff`, when a successful answer carries one,
-//! asks the client to wait that many seconds before the same method again:
-//! the answer's hits are kept and the wait travels as
-//! [`EngineParse::Paced`].
+//! request. The throttle answer as the API sends it carries neither
+//! `backoff` nor `quota_remaining`: its wait is in the message, "… more
+//! requests available in N seconds", and is read from there. The wrapper's
+//! `backoff`, when a successful answer carries one, asks the client to wait
+//! that many seconds before the same method again: the answer's hits are
+//! kept and the wait travels as [`EngineParse::Paced`]. Every wait, whatever
+//! its source or spelling (`1000.0`, `1e30`), is held by the one rule of a
+//! provider's wait, `capped_wait_ms`.
 
-use rypsok_proto::limits::RETRY_AFTER_MAX_S;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, Header};
 use serde_json::{Map, Value};
 
 use super::text::{date_of_unix, join_parts};
-use super::{Answer, MAX_HITS, is_web_url, json_object, retry_after_ms, status_failure, str_of};
+use super::{
+    Answer, MAX_HITS, capped_wait_ms, is_web_url, json_object, retry_after_ms, status_failure,
+    str_of, whole_number,
+};
 
 /// `throttle_violation`: too many requests from this address or key.
 const THROTTLE_VIOLATION: u64 = 502;
@@ -71,7 +77,9 @@ fn classify(
 ) -> EngineFailure {
     match error_id {
         Some(THROTTLE_VIOLATION) => EngineFailure::RateLimited {
-            retry_after_ms: backoff_ms(answer).or_else(|| retry_after_ms(headers)),
+            retry_after_ms: backoff_ms(answer)
+                .or_else(|| message_wait_ms(answer))
+                .or_else(|| retry_after_ms(headers)),
             // The daily quota of an address or key is spent when its
             // remaining count says so: a long wait, not a short one.
             quota: answer.get("quota_remaining").and_then(Value::as_u64) == Some(0),
@@ -81,10 +89,42 @@ fn classify(
     }
 }
 
-/// The wrapper's `backoff` (seconds) in milliseconds, capped.
+/// The wrapper's `backoff` (seconds) in milliseconds, capped by the one
+/// rule. The documentation says an integer, but a number is a number: a
+/// fraction (`1000.0`) waits its whole seconds rounded up, and one too
+/// large for any integer (`1e30`) is the longest wait, not no wait. A
+/// negative, absent or non-numeric value is no wait.
 fn backoff_ms(answer: &Map<String, Value>) -> Option<u64> {
-    let seconds = answer.get("backoff")?.as_u64()?;
-    Some(seconds.min(RETRY_AFTER_MAX_S) * 1000)
+    let backoff = answer.get("backoff")?;
+    let seconds = match backoff.as_u64() {
+        Some(seconds) => seconds,
+        None => {
+            let seconds = backoff.as_f64().filter(|s| s.is_finite() && *s >= 0.0)?;
+            // `as` saturates: past u64 is u64::MAX, which the cap holds.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let whole = seconds.ceil() as u64;
+            whole
+        }
+    };
+    Some(capped_wait_ms(seconds))
+}
+
+/// The wait a throttle message names, "… more requests available in N
+/// seconds", in milliseconds, capped by the one rule; `None` when the
+/// message names none.
+fn message_wait_ms(answer: &Map<String, Value>) -> Option<u64> {
+    const MARK: &str = "available in ";
+    let message = answer.get("error_message")?.as_str()?;
+    // Bounded: the message is provider text of any length.
+    let message = message.get(..message.len().min(512)).unwrap_or(message);
+    let start = message.find(MARK)? + MARK.len();
+    let rest = &message[start..];
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    let unit = rest[digits.len()..].trim_start();
+    if !unit.starts_with("second") {
+        return None;
+    }
+    whole_number(digits).map(capped_wait_ms)
 }
 
 /// One question, or nothing without a title or a web link.
@@ -195,13 +235,6 @@ mod tests {
     fn the_error_wrapper_is_classified_by_error_id() {
         // Verifies: REQ-ENG-006
         assert_eq!(
-            failure(parse(400, &[], THROTTLED)),
-            EngineFailure::RateLimited {
-                retry_after_ms: None,
-                quota: false
-            }
-        );
-        assert_eq!(
             failure(parse(400, &[], KEY_INVALID)),
             EngineFailure::RequestFailure
         );
@@ -228,6 +261,71 @@ mod tests {
             EngineFailure::ParseFailure
         );
         assert_eq!(failure(parse(503, &[], b"")), EngineFailure::RequestFailure);
+    }
+
+    #[test]
+    fn a_throttle_rests_the_engine_for_the_wait_its_message_names_capped() {
+        // Verifies: REQ-ENG-006, REQ-RES-002
+        // The documented throttle: HTTP 400, error_id 502, no `backoff`,
+        // no `quota_remaining`; the message names 33635 seconds, past the
+        // cap of the one rule.
+        assert_eq!(
+            failure(parse(400, &[], THROTTLED)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(capped_wait_ms(33_635)),
+                quota: false
+            }
+        );
+        let short = br#"{"error_id":502,"error_name":"throttle_violation",
+            "error_message":"too many requests from this IP, more requests available in 7 seconds"}"#;
+        assert_eq!(
+            failure(parse(400, &[], short)),
+            EngineFailure::RateLimited {
+                retry_after_ms: Some(7_000),
+                quota: false
+            }
+        );
+        // A message without a wait leaves the header's, or none.
+        let bare =
+            br#"{"error_id":502,"error_name":"throttle_violation","error_message":"slow down"}"#;
+        assert_eq!(
+            failure(parse(400, &[], bare)),
+            EngineFailure::RateLimited {
+                retry_after_ms: None,
+                quota: false
+            }
+        );
+    }
+
+    #[test]
+    fn an_absurd_backoff_is_capped_by_the_one_rule_not_ignored() {
+        // Verifies: REQ-RES-002, REQ-CMP-002
+        let cap = capped_wait_ms(u64::MAX);
+        for (backoff, wait) in [
+            ("1e30", cap),
+            ("1000.0", capped_wait_ms(1000)),
+            ("99999999999999999999999", cap),
+            ("2.5", 3_000),
+            ("10", 10_000),
+        ] {
+            let body = format!(r#"{{"items":[],"backoff":{backoff}}}"#);
+            assert_eq!(
+                parse(200, &[], body.as_bytes()),
+                EngineParse::Paced {
+                    hits: Vec::new(),
+                    wait_ms: wait
+                },
+                "{backoff}"
+            );
+        }
+        for ignored in ["-5", "\"soon\"", "null"] {
+            let body = format!(r#"{{"items":[],"backoff":{ignored}}}"#);
+            assert_eq!(
+                parse(200, &[], body.as_bytes()),
+                EngineParse::Hits(Vec::new()),
+                "{ignored}"
+            );
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-use super::{Cleaned, clean_decoded_text, clean_markup_text};
+use super::{Cleaned, clean_decoded_text, clean_highlighted_text, clean_markup_text};
 
 fn chars(text: &str) -> usize {
     text.chars().count()
@@ -390,4 +390,29 @@ fn removes_a_tag_cut_short_at_the_end_of_a_provider_text() {
         clean_markup_text("compare a &lt;b", 300).text,
         "compare a <b"
     );
+}
+
+// Verifies: REQ-CTX-004 (plain text with highlight tags loses those tags only)
+#[test]
+fn highlighted_text_loses_its_highlight_tags_and_keeps_every_other_angle_bracket() {
+    for (raw, want) in [
+        (
+            "Use <b>Option</b><T> and Result<T, E>",
+            "Use Option<T> and Result<T, E>",
+        ),
+        ("0<p<1 and q>2 <STRONG>x</STRONG>", "0<p<1 and q>2 x"),
+        (
+            "<em>a</em> <mark>b</mark> &amp; <i>c</i>",
+            "a b &amp; <i>c</i>",
+        ),
+        ("<<b>b>nested", "nested"),
+        ("<b\u{200B}>hidden</b>", "hidden"),
+    ] {
+        let cleaned = clean_highlighted_text(raw, 300);
+        assert_eq!(cleaned.text, want, "{raw}");
+        assert_eq!(
+            clean_highlighted_text(&cleaned.text, 300).text,
+            cleaned.text
+        );
+    }
 }

@@ -33,7 +33,8 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    text: ResultText::PLAIN,
     endpoint_required: false,
     build,
 };

@@ -36,7 +36,8 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     },
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    text: ResultText::MARKUP,
     endpoint_required: false,
     build,
 };

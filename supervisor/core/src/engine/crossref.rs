@@ -35,7 +35,8 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    text: ResultText::MARKUP,
     endpoint_required: false,
     build,
 };

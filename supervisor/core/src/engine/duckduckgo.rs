@@ -41,8 +41,9 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: false,
     scraping: true,
+    keyless_allowance: None,
     // The parser reads the page's text: entities decoded, markup gone.
-    text: ResultText::Decoded,
+    text: ResultText::PLAIN,
     endpoint_required: false,
     build,
 };

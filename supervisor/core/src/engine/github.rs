@@ -7,8 +7,11 @@
 //! The interface is GitHub's REST search of repositories
 //! (`/search/repositories`), keyless or with the operator's token (in the
 //! `Authorization` header). An operator's `endpoint` ending in
-//! `/search/issues` searches issues instead: the parser reads both. Sources
-//! of the record below:
+//! `/search/issues` searches issues instead: the parser reads both. GitHub
+//! announced the removal of the legacy issues search: an issues request
+//! carries `advanced_search=true` and, as that form requires, an `is:issue`
+//! qualifier (unless the query names `is:issue`, `is:pr` or
+//! `is:pull-request` itself). Sources of the record below:
 //!
 //! - Rates and query length: "Search" (<https://docs.github.com/en/rest/search/search>):
 //!   10 requests a minute without a token, 30 with one; a query of at most
@@ -40,7 +43,10 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    // Titles, names and descriptions are plain text; an issue's body is
+    // Markdown whose HTML tags the parser removes.
+    text: ResultText::PLAIN,
     endpoint_required: false,
     build,
 };
@@ -74,23 +80,26 @@ const MAX_PER_PAGE: u32 = 50;
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let mut q = ctx.query.to_owned();
+    let issues = base
+        .split('?')
+        .next()
+        .is_some_and(|p| p.ends_with("/issues"));
+    if issues && !names_issue_kind(&q) {
+        q.push_str(" is:issue");
+    }
     if let Some(since) = ctx.since_date() {
-        let qualifier = if base
-            .split('?')
-            .next()
-            .is_some_and(|p| p.ends_with("/issues"))
-        {
-            "created"
-        } else {
-            "pushed"
-        };
+        let qualifier = if issues { "created" } else { "pushed" };
         q.push_str(&format!(" {qualifier}:>={since}"));
     }
     let per_page = ctx.count.clamp(1, MAX_PER_PAGE).to_string();
-    let params = form_urlencoded::Serializer::new(String::new())
+    let mut params = form_urlencoded::Serializer::new(String::new());
+    params
         .append_pair("q", &q)
-        .append_pair("per_page", &per_page)
-        .finish();
+        .append_pair("per_page", &per_page);
+    if issues {
+        params.append_pair("advanced_search", "true");
+    }
+    let params = params.finish();
     let mut headers = vec![
         Header {
             name: "accept".to_owned(),
@@ -112,6 +121,21 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
         headers,
         base_url: String::new(),
     }
+}
+
+/// Whether a query already says which kind of issue it searches.
+fn names_issue_kind(query: &str) -> bool {
+    query.split_whitespace().any(|word| {
+        [
+            "is:issue",
+            "is:pr",
+            "is:pull-request",
+            "type:issue",
+            "type:pr",
+        ]
+        .iter()
+        .any(|kind| word.eq_ignore_ascii_case(kind))
+    })
 }
 
 #[cfg(test)]
@@ -148,7 +172,29 @@ mod tests {
         assert!(params(&built.url).contains(&("q".into(), "tetris pushed:>=2022-11-13".into())));
         assert!(!built.headers.iter().any(|h| h.name == "authorization"));
         let issues = build(Some("http://127.0.0.1:8080/search/issues"), &ctx(None));
-        assert!(params(&issues.url).contains(&("q".into(), "tetris created:>=2022-11-13".into())));
+        assert!(
+            params(&issues.url)
+                .contains(&("q".into(), "tetris is:issue created:>=2022-11-13".into()))
+        );
+    }
+
+    #[test]
+    fn an_issues_endpoint_asks_for_the_advanced_issues_search() {
+        // Verifies: REQ-ENG-001
+        let issues = build(Some("http://127.0.0.1:8080/search/issues"), &ctx(None));
+        assert!(
+            params(&issues.url).contains(&("advanced_search".into(), "true".into())),
+            "{}",
+            issues.url
+        );
+        let repos = build(None, &ctx(None));
+        assert!(!repos.url.contains("advanced_search"));
+        // A query that names its kind keeps it, without a second one.
+        let mut pr = ctx(None);
+        pr.query = "tetris is:pr";
+        pr.time_range = None;
+        let built = build(Some("http://127.0.0.1:8080/search/issues"), &pr);
+        assert!(params(&built.url).contains(&("q".into(), "tetris is:pr".into())));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! worker-parse's `testdata/hackernews/`.
 //!
 //! The interface is the Hacker News search API by Algolia, keyless:
-//! `/api/v1/search` (relevance), and `/api/v1/search_by_date` with a
-//! `created_at_i` filter for a time range. Sources of the record below:
+//! `/api/v1/search` (relevance), with a `created_at_i` filter for a time
+//! range: the relevance index takes the same numeric filter as the by-date
+//! one, so a time range keeps relevance order. Sources of the record below:
 //!
 //! - Rate, endpoints, `tags`, `numericFilters`, `hitsPerPage`: the API's
 //!   page (<https://hn.algolia.com/api>), which limits one address to
@@ -19,7 +20,8 @@
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, TextForm,
 };
 use crate::vocabulary::Category;
 
@@ -31,7 +33,13 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::None,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    // The title is plain text; the snippet is the post's HTML text
+    // (tags removed by the parser, entities left) or counts.
+    text: ResultText {
+        title: TextForm::Plain,
+        snippet: TextForm::Markup,
+    },
     endpoint_required: false,
     build,
 };
@@ -47,7 +55,7 @@ const ADMISSION: Admission = Admission {
     max_query_chars: 400,
     // No language parameter: stories in every language are searched alike.
     languages: LanguageSupport::Any,
-    // `numericFilters=created_at_i>…` on `search_by_date`.
+    // `numericFilters=created_at_i>…` on `search`.
     time_ranges: true,
     // No stated terms on storage: not kept.
     cacheable: false,
@@ -58,10 +66,6 @@ const ADMISSION: Admission = Admission {
 /// Endpoint used when the operator sets none.
 const DEFAULT_ENDPOINT: &str = "https://hn.algolia.com/api/v1/search";
 
-/// The path a time range's request uses instead of `/search`.
-const SEARCH_PATH: &str = "/search";
-const BY_DATE_PATH: &str = "/search_by_date";
-
 /// Largest `hitsPerPage` asked for.
 const MAX_HITS_PER_PAGE: u32 = 50;
 
@@ -69,11 +73,6 @@ const MAX_HITS_PER_PAGE: u32 = 50;
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     let base = ctx.endpoint(endpoint, DEFAULT_ENDPOINT);
     let since = ctx.since_unix();
-    let base = if since.is_some() {
-        by_date(&base)
-    } else {
-        base
-    };
     let per_page = ctx.count.clamp(1, MAX_HITS_PER_PAGE).to_string();
     let mut params = form_urlencoded::Serializer::new(String::new());
     params
@@ -84,17 +83,6 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
         params.append_pair("numericFilters", &format!("created_at_i>{since}"));
     }
     BuiltRequest::json(super::with_query(&base, &params.finish()))
-}
-
-/// The by-date form of an endpoint: its last `/search` path segment
-/// (before any `?`) becomes `/search_by_date`; an endpoint without one is
-/// used as it is.
-fn by_date(endpoint: &str) -> String {
-    let (path, query) = endpoint.split_at(endpoint.find('?').unwrap_or(endpoint.len()));
-    match path.strip_suffix(SEARCH_PATH) {
-        Some(head) => format!("{head}{BY_DATE_PATH}{query}"),
-        None => endpoint.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -128,13 +116,15 @@ mod tests {
     }
 
     #[test]
-    fn a_time_range_asks_by_date_since_its_start() {
+    fn a_time_range_filters_the_relevance_index_since_its_start() {
         // Verifies: REQ-SEARCH-005
         let built = build(None, &ctx(Some(TimeRange::Day)));
         assert!(
             built
                 .url
-                .starts_with("https://hn.algolia.com/api/v1/search_by_date?")
+                .starts_with("https://hn.algolia.com/api/v1/search?query="),
+            "{}",
+            built.url
         );
         assert!(
             params(&built.url)
@@ -146,7 +136,7 @@ mod tests {
         );
         assert!(
             fake.url
-                .starts_with("http://127.0.0.1:9/hn/search_by_date?x=1&query=")
+                .starts_with("http://127.0.0.1:9/hn/search?x=1&query=")
         );
     }
 }

@@ -41,7 +41,11 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: true,
     scraping: false,
-    text: ResultText::Markup,
+    // "Authentication & Pricing", since 2026-02-13.
+    keyless_allowance: Some(
+        "about ten searches a day without an API key; then rate limited until the next day",
+    ),
+    text: ResultText::MARKUP,
     endpoint_required: false,
     build,
 };

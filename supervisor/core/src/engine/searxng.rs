@@ -31,7 +31,8 @@ use rypsok_proto::Header;
 use url::form_urlencoded;
 
 use super::{
-    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText, SearchContext,
+    Admission, BuiltRequest, CredentialRule, EngineSpec, LanguageSupport, ResultText,
+    SearchContext, TextForm,
 };
 use crate::vocabulary::{Category, SafeSearch, TimeRange};
 
@@ -43,7 +44,12 @@ pub(crate) const SPEC: EngineSpec = EngineSpec {
     credential: CredentialRule::Optional,
     in_default_set: false,
     scraping: false,
-    text: ResultText::Markup,
+    keyless_allowance: None,
+    // Titles are plain text; `content` may mark matched words.
+    text: ResultText {
+        title: TextForm::Plain,
+        snippet: TextForm::Highlighted,
+    },
     endpoint_required: true,
     build,
 };
@@ -69,6 +75,9 @@ const ADMISSION: Admission = Admission {
 /// reached, since `check` refuses a SearXNG engine without one.
 const NO_ENDPOINT: &str = "https://searxng.invalid/search";
 
+/// The Accept sent: JSON first, `text/html` for the limiter.
+const LIMITER_ACCEPT: &str = "application/json, text/html;q=0.1";
+
 /// The registry's request builder.
 fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     let base = endpoint.unwrap_or(NO_ENDPOINT).replace("{lang}", ctx.lang);
@@ -84,6 +93,21 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
         params.append_pair("time_range", time_range(range));
     }
     let mut built = BuiltRequest::json(super::with_query(&base, &params.finish()));
+    // SearXNG's limiter (on in many container setups) refuses a request
+    // whose Accept lacks `text/html` or that has no Accept-Language: both
+    // are sent, with JSON still preferred. worker-net's own Accept-Encoding
+    // (gzip among others) and its keep-alive connection pass the limiter's
+    // other header checks.
+    built.headers = vec![
+        Header {
+            name: "accept".to_owned(),
+            value: LIMITER_ACCEPT.to_owned(),
+        },
+        Header {
+            name: "accept-language".to_owned(),
+            value: format!("{}, *;q=0.5", ctx.lang),
+        },
+    ];
     if let Some(credential) = ctx.credential {
         built.headers.push(Header {
             name: "authorization".to_owned(),
@@ -151,6 +175,28 @@ mod tests {
              &categories=it&pageno=1&time_range=month"
         );
         const { assert!(SPEC.endpoint_required && !SPEC.in_default_set) };
+    }
+
+    #[test]
+    fn sends_the_headers_the_instances_limiter_asks_for() {
+        // Verifies: REQ-ENG-001
+        let built = build(Some("https://searx.example/search"), &ctx(None));
+        let header = |name: &str| {
+            built
+                .headers
+                .iter()
+                .find(|h| h.name == name)
+                .map(|h| h.value.clone())
+                .unwrap_or_default()
+        };
+        let accept = header("accept");
+        assert!(accept.starts_with("application/json"), "{accept}");
+        assert!(accept.contains("text/html"), "{accept}");
+        assert!(header("accept-language").starts_with("de"));
+        assert_eq!(
+            built.headers.iter().filter(|h| h.name == "accept").count(),
+            1
+        );
     }
 
     #[test]

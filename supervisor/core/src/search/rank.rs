@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use rypsok_proto::EngineHit;
 
-use crate::boundary::{clean_decoded_text, clean_markup_text};
+use crate::boundary::{clean_decoded_text, clean_highlighted_text, clean_markup_text};
 use crate::context::ActiveEngine;
-use crate::engine::{Driver, ResultText};
+use crate::engine::{Driver, ResultText, TextForm};
 use crate::instruction::{DecodedForms, detect};
 use crate::limits::{RESULTS_PER_ENGINE, SNIPPET_MAX_CHARS, TITLE_MAX_CHARS, URL_MAX_CHARS};
 use crate::response::SearchResult;
@@ -85,7 +85,7 @@ pub(super) fn merge(
             if hit
                 .date
                 .as_deref()
-                .is_some_and(|d| !rypsok_proto::is_iso_date(d))
+                .is_some_and(|d| !rypsok_proto::is_result_date(d))
             {
                 hit.date = None;
             }
@@ -143,12 +143,13 @@ pub(super) fn merge(
         if results.len() == max_results {
             break;
         }
-        let clean = match m.text {
-            ResultText::Markup => clean_markup_text,
-            ResultText::Decoded => clean_decoded_text,
+        let clean = |form: TextForm, text: &str, max: usize| match form {
+            TextForm::Markup => clean_markup_text(text, max),
+            TextForm::Plain => clean_decoded_text(text, max),
+            TextForm::Highlighted => clean_highlighted_text(text, max),
         };
-        let title = clean(&m.hit.title, TITLE_MAX_CHARS);
-        let snippet = clean(&m.hit.snippet, SNIPPET_MAX_CHARS);
+        let title = clean(m.text.title, &m.hit.title, TITLE_MAX_CHARS);
+        let snippet = clean(m.text.snippet, &m.hit.snippet, SNIPPET_MAX_CHARS);
         // The provider's text is judged as it came, before cleaning removes
         // invisible characters: Unicode tag characters spell text the
         // detector reads (issue: decode, then judge).

@@ -1003,3 +1003,123 @@ mod cache {
         }
     }
 }
+
+const HN_ANGLE_BRACKETS: &[u8] = br#"{"hits":[
+ {"objectID":"41000001","title":"Show HN: Option<T> and Result<T, E> for Go",
+  "url":"https://example.org/option","created_at":"2024-07-01T10:00:00Z",
+  "story_text":"A port of Rust&#x27;s <i>Vec&lt;T&gt;</i> idea","points":5,"num_comments":2},
+ {"objectID":"41000002","title":"Why 0<p<1 and q>2 matters","url":"https://example.org/p",
+  "created_at":"2024-07-01T11:00:00Z","points":3,"num_comments":0}]}"#;
+
+// Verifies: REQ-CTX-004 (a provider's plain-text field keeps its angle brackets; its markup field is still cleaned as markup)
+#[tokio::test(start_paused = true)]
+async fn plain_text_titles_keep_their_angle_brackets() {
+    let (services, _) = services_with(
+        &[
+            ("hn.test", Behaviour::Answer(ms(10), HN_ANGLE_BRACKETS)),
+            ("wikipedia.test", Behaviour::Hang),
+            ("brave.test", Behaviour::Hang),
+        ],
+        "[engines.hn]\ntype = \"hackernews\"\nendpoint = \"https://hn.test/api/v1/search\"\n",
+    );
+    let out = services
+        .web_search(&args(json!({"query": "option", "category": "news"})))
+        .await
+        .unwrap()
+        .to_wire();
+    let results = out["results"].as_array().unwrap();
+    let titles: Vec<_> = results
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Show HN: Option<T> and Result<T, E> for Go",
+            "Why 0<p<1 and q>2 matters"
+        ]
+    );
+    // The post's text is HTML: its tags go, its entities are decoded.
+    assert_eq!(results[0]["snippet"], json!("A port of Rust's Vec<T> idea"));
+}
+
+const CROSSREF_PARTIAL_DATES: &[u8] =
+    include_bytes!("../../../../worker-parse/testdata/crossref/written_works_partial_dates.json");
+
+// Verifies: REQ-CTX-001 (a date of month or year precision is passed on as such)
+#[tokio::test(start_paused = true)]
+async fn a_month_or_a_year_is_kept_as_the_results_date() {
+    let (services, _) = services_with(
+        &[
+            ("cr.test", Behaviour::Answer(ms(10), CROSSREF_PARTIAL_DATES)),
+            ("wikipedia.test", Behaviour::Hang),
+            ("brave.test", Behaviour::Hang),
+        ],
+        "[engines.cr]\ntype = \"crossref\"\nendpoint = \"https://cr.test/works\"\n",
+    );
+    let out = services
+        .web_search(&args(
+            json!({"query": "dates", "category": "science", "max_results": 10}),
+        ))
+        .await
+        .unwrap()
+        .to_wire();
+    let dated: std::collections::BTreeMap<_, _> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["title"].as_str().unwrap().to_owned(),
+                r.get("date").cloned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        dated["A work dated by year and month"],
+        Some(json!("2018-03"))
+    );
+    assert_eq!(dated["A work dated by year only"], Some(json!("2018")));
+    assert_eq!(dated["A work dated to the day"], Some(json!("2019-11-02")));
+    assert_eq!(dated["A work without a date"], None);
+}
+
+const STACKEXCHANGE_THROTTLE_7S: &[u8] = br#"{"error_id":502,"error_name":"throttle_violation",
+ "error_message":"too many requests from this IP, more requests available in 7 seconds"}"#;
+
+// Verifies: REQ-RES-002, REQ-RES-004 (Stack Exchange's throttle rests the engine for the wait its message names; engine_status shows it)
+#[tokio::test(start_paused = true)]
+async fn a_stack_exchange_throttle_rests_the_engine_for_the_wait_it_names() {
+    let (services, net) = services_with(
+        &[(
+            "se.test",
+            Behaviour::Reply(400, &[], STACKEXCHANGE_THROTTLE_7S),
+        )],
+        "[engines.se]\ntype = \"stackexchange\"\nendpoint = \"https://se.test/2.3/search/advanced\"\n",
+    );
+    let code = args(json!({"query": "borrow checker", "category": "code"}));
+    let asked = || {
+        let urls = net.urls.lock().unwrap();
+        urls.iter().filter(|url| url.contains("se.test")).count()
+    };
+    let _ = services.web_search(&code).await;
+    assert_eq!(asked(), 1);
+    let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
+    let se = status["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == json!("se"))
+        .cloned()
+        .unwrap();
+    assert_eq!(se["state"], json!("open"), "{status}");
+    // Not asked again every second: the seven seconds it named hold.
+    for _ in 0..5 {
+        tokio::time::advance(ms(1_000)).await;
+        let _ = services.web_search(&code).await;
+    }
+    assert_eq!(asked(), 1, "asked again inside the wait");
+    tokio::time::advance(ms(2_500)).await;
+    let _ = services.web_search(&code).await;
+    assert_eq!(asked(), 2, "asked again once the wait is over");
+}
