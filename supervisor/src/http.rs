@@ -50,9 +50,12 @@ use tokio_util::task::TaskTracker;
 
 use crate::mcp::{HttpResponse, McpHttp};
 
+mod authority;
 mod bounds;
+mod sessions;
 
-use bounds::{Ended, PeerLimit, PeerPermit, StreamGuard, Streams};
+use bounds::{ControlFrames, Ended, PeerLimit, PeerPermit, StreamGuard, Streams};
+use sessions::SessionUse;
 
 /// The one path served.
 const PATH: &str = "/mcp";
@@ -96,6 +99,11 @@ rypsok_core::vocabulary! {
         /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
         /// surrogate escape, nesting past the parser's limit).
         InvalidJson => "invalid_json",
+        /// A session closed, least recently used, for a new one past LIM-H6.
+        SessionEvicted => "session_evicted",
+        /// An HTTP/2 connection sent SETTINGS or PING frames past LIM-H8:
+        /// told to go away (GOAWAY) and closed.
+        ControlFrameFlood => "control_frame_flood",
     }
 }
 
@@ -157,6 +165,8 @@ impl Counts {
             sdk_body_too_large = n[11],
             too_many_from_peer = n[12],
             invalid_json = n[13],
+            session_evicted = n[14],
+            control_frame_flood = n[15],
             "refusals by reason"
         );
     }
@@ -188,6 +198,8 @@ struct Gate {
     max_sessions: Option<usize>,
     /// One handshake at a time, so that two cannot both pass LIM-H6.
     handshake: tokio::sync::Mutex<()>,
+    /// Which session gives way past LIM-H6.
+    session_use: SessionUse,
     in_flight: InFlight,
     /// Cancelled on shutdown: connections stop taking requests.
     draining: CancellationToken,
@@ -264,9 +276,30 @@ impl Gate {
         }
     }
 
+    /// Closes the session used least recently, for a new one past LIM-H6
+    /// (`sessions`); whether one was closed.
+    async fn make_room(&self, open: &[String]) -> bool {
+        let Some(id) = self.session_use.least_recent(open) else {
+            return false;
+        };
+        self.session_use.forget(&id);
+        if !self.mcp.close_session(&id).await {
+            return false;
+        }
+        // Counted, never logged per session: a client that opens sessions
+        // in a loop must not write a line for each.
+        self.counts.add(Reason::SessionEvicted);
+        true
+    }
+
     async fn judge(self: Arc<Self>, request: Request<Incoming>, received: Instant) -> GateResponse {
         if request.uri().path() != PATH {
             return self.refuse(Reason::NotFound, StatusCode::NOT_FOUND);
+        }
+        // Refused as the SDK refuses a foreign Host or Origin, and counted
+        // with them.
+        if authority::is_ambiguous(&request) {
+            return self.refuse(Reason::SdkForbidden, StatusCode::FORBIDDEN);
         }
         if !self.authorized(&request) {
             return self.refuse(Reason::Unauthorized, StatusCode::UNAUTHORIZED);
@@ -312,6 +345,11 @@ impl Gate {
         let session_limit = self.max_sessions.filter(|_| {
             is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body)
         });
+        let session = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         parts.extensions.insert(caller);
         let request = Request::from_parts(parts, Full::new(body));
         let guard = is_post.then(|| {
@@ -320,12 +358,28 @@ impl Gate {
         });
         let response = if let Some(max_sessions) = session_limit {
             let _one_at_a_time = self.handshake.lock().await;
-            if self.mcp.open_sessions().await >= max_sessions {
+            let open = self.mcp.open_sessions().await;
+            if open.len() >= max_sessions && !self.make_room(&open).await {
                 return self.refuse(Reason::SessionLimit, StatusCode::SERVICE_UNAVAILABLE);
             }
-            self.mcp.handle(request).await
+            let response = self.mcp.handle(request).await;
+            if let Some(id) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                self.session_use.touch(id);
+            }
+            response
         } else {
-            self.mcp.handle(request).await
+            let response = self.mcp.handle(request).await;
+            // A 404 is an unknown session: nothing to remember.
+            if let Some(id) = &session
+                && response.status() != StatusCode::NOT_FOUND
+            {
+                self.session_use.touch(id);
+            }
+            response
         };
         if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             // The SDK's text is its parser's message, which can quote a
@@ -464,10 +518,12 @@ async fn sniff(stream: &mut TcpStream, seen: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
-/// A stream that first yields the bytes the listener already read.
+/// A stream that first yields the bytes the listener already read, and on
+/// HTTP/2 watches the control frames that follow (`bounds`).
 struct Rewind {
     seen: Bytes,
     stream: TcpStream,
+    control: Option<ControlFrames>,
 }
 
 impl AsyncRead for Rewind {
@@ -482,7 +538,21 @@ impl AsyncRead for Rewind {
             buf.put_slice(&this.seen.split_to(n));
             return Poll::Ready(Ok(()));
         }
-        Pin::new(&mut this.stream).poll_read(cx, buf)
+        let Some(control) = &mut this.control else {
+            return Pin::new(&mut this.stream).poll_read(cx, buf);
+        };
+        if control.is_flooded() {
+            // Nothing more of a flooding peer is read: the connection
+            // sends its GOAWAY and is dropped within the grace
+            // (`bounds::drive_h2`), which needs no wake-up from here.
+            return Poll::Pending;
+        }
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            control.observe(&buf.filled()[before..]);
+        }
+        polled
     }
 }
 
@@ -540,11 +610,12 @@ async fn connection(
         () = gate.draining.cancelled() => return,
     };
     let _ = stream.set_nodelay(true);
+    let streams = Streams::new();
     let io = TokioIo::new(Rewind {
         seen: Bytes::from(seen),
         stream,
+        control: (protocol == Protocol::Http2).then(|| ControlFrames::new(&streams)),
     });
-    let streams = Streams::new();
     let service = {
         let gate = Arc::clone(&gate);
         let streams = Arc::clone(&streams);
@@ -594,6 +665,10 @@ async fn connection(
                     // Counted, never logged per connection, like a
                     // connection that never showed its protocol.
                     gate.counts.add(Reason::IdleConnection);
+                    Ok(())
+                }
+                Ended::Flooded => {
+                    gate.counts.add(Reason::ControlFrameFlood);
                     Ok(())
                 }
             }
@@ -677,6 +752,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
             .handshake_revisions
             .then_some(config.limits.http_sessions),
         handshake: tokio::sync::Mutex::new(()),
+        session_use: SessionUse::default(),
         in_flight: InFlight::default(),
         draining: CancellationToken::new(),
     });

@@ -589,21 +589,21 @@ fn a_configured_token_is_required() {
     );
 }
 
-// Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: 503 with Retry-After: 30)
+// Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: the least recently used session gives way, its client gets 404)
 #[test]
 fn sessions_are_bounded() {
-    let server = start();
+    let mut server = start();
     let addr = server.http_addr();
     let sessions: Vec<Session> = (0..64)
         .map(|n| Session::open(addr, &[]).unwrap_or_else(|a| panic!("session {n}: {a:?}")))
         .collect();
-    let refused = Session::open(addr, &[])
-        .err()
-        .expect("a 65th session is refused");
-    assert_eq!(refused.status, 503, "{refused:?}");
-    assert_eq!(refused.header("retry-after").as_deref(), Some("30"));
-    // The open sessions and the stateless revision go on.
-    let r = sessions[0].call(5, "engine_status", json!({}));
+    // A 65th is opened: the session used least recently gives way, and
+    // its client is told it is unknown.
+    let _newest = Session::open(addr, &[]).expect("a 65th session");
+    let gone = sessions[0].post(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    // The other sessions and the stateless revision go on.
+    let r = sessions[2].call(5, "engine_status", json!({}));
     assert!(r.get("result").is_some(), "{r}");
     assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
     // Closing one (DELETE) makes room for another.
@@ -620,17 +620,9 @@ fn sessions_are_bounded() {
         reopened = Session::open(addr, &[]);
     }
     assert!(reopened.is_ok());
-    assert!(
-        server
-            .await_log(
-                &[
-                    ("event", json!("http_refused")),
-                    ("reason", json!("session_limit"))
-                ],
-                Duration::from_secs(5)
-            )
-            .is_some()
-    );
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_evicted"], json!(1), "{counts}");
+    assert_eq!(counts["session_limit"], json!(0), "{counts}");
 }
 
 // Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5)
@@ -1048,14 +1040,12 @@ fn lowered_listener_limits_are_enforced() {
     );
     let addr = server.http_addr();
 
-    // LIM-H6 = 1: the second handshake is refused while the first session is open.
+    // LIM-H6 = 1: the second handshake closes the first session.
     let first = Session::open(addr, &[]).expect("one session");
-    let second = Session::open(addr, &[])
-        .err()
-        .expect("a second session is refused");
-    assert_eq!(second.status, 503, "{second:?}");
-    assert_eq!(second.header("retry-after").as_deref(), Some("30"));
-    let r = first.call(2, "engine_status", json!({}));
+    let second = Session::open(addr, &[]).expect("a second session in place of the first");
+    let gone = first.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let r = second.call(2, "engine_status", json!({}));
     assert_eq!(structured(&r["result"])["outcome"], json!("ok"), "{r}");
 
     // LIM-H2 = 16 KiB: a body under it is served; one declared over it is
@@ -1074,7 +1064,7 @@ fn lowered_listener_limits_are_enforced() {
     assert_eq!(streamed.status, 413, "{streamed:?}");
 
     let counts = final_counts(&mut server);
-    assert_eq!(counts["session_limit"], json!(1));
+    assert_eq!(counts["session_evicted"], json!(1));
     assert_eq!(counts["body_too_large"], json!(1));
     assert_eq!(counts["sdk_body_too_large"], json!(1));
 }
@@ -1301,4 +1291,199 @@ fn one_caller_gets_the_fetch_share_the_operator_set() {
     let (ok, busy) = six_parallel_fetches(&quarter, fake.port());
     assert_eq!(ok, 2, "a quarter of 8 by default");
     assert_eq!(busy, 4);
+}
+
+/// An HTTP/2 frame.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let n = u32::try_from(payload.len()).expect("a short payload");
+    let mut frame = n.to_be_bytes()[1..].to_vec();
+    frame.extend_from_slice(&[kind, flags]);
+    frame.extend_from_slice(&stream.to_be_bytes());
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// A header block of literal fields, never indexed, no Huffman coding
+/// (RFC 7541 §6.2.3); every name and value under 127 bytes.
+fn hpack_literals(fields: &[(&str, &str)]) -> Vec<u8> {
+    let mut block = Vec::new();
+    for (name, value) in fields {
+        block.push(0x10);
+        block.push(u8::try_from(name.len()).expect("a short name"));
+        block.extend_from_slice(name.as_bytes());
+        block.push(u8::try_from(value.len()).expect("a short value"));
+        block.extend_from_slice(value.as_bytes());
+    }
+    block
+}
+
+/// Reads frames until the response HEADERS of stream 1; the first byte of
+/// its header block (0x88: `:status 200` from the static table), or
+/// `None` if the connection ended or went away first.
+fn h2_response_start(stream: &mut TcpStream) -> Option<u8> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    loop {
+        let mut head = [0_u8; 9];
+        stream.read_exact(&mut head).ok()?;
+        let n = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+        let mut payload = vec![0_u8; n];
+        stream.read_exact(&mut payload).ok()?;
+        match head[3] {
+            0x1 => return payload.first().copied(),
+            0x7 => return None,
+            _ => {}
+        }
+    }
+}
+
+// Verifies: REQ-SEC-018 (a second Origin after a loopback one, a Host whose port runs into a foreign name, an empty Host, an absolute-form target naming a foreign authority, and HTTP/2 with a foreign :authority beside a loopback host are each refused with 403 and counted as sdk_forbidden; an ordinary request still passes)
+#[test]
+fn ambiguous_hosts_and_origins_are_refused() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let port = addr.port();
+    let (headers, body) = current_request("tools/list", json!({}));
+    let mut extra = String::new();
+    for (k, v) in &headers {
+        extra.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let raw = |target: &str, host_lines: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\n{host_lines}Connection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let fine = exchange(addr, raw("/mcp", &format!("Host: {addr}\r\n")).as_bytes());
+    assert_eq!(fine.status, 200, "{fine:?}");
+    let refused = [
+        raw(
+            "/mcp",
+            &format!("Host: {addr}\r\nOrigin: http://{addr}\r\nOrigin: http://evil.example\r\n"),
+        ),
+        raw("/mcp", &format!("Host: 127.0.0.1:{port}.evil.example\r\n")),
+        raw("/mcp", "Host: \r\n"),
+        raw("http://evil.example/mcp", &format!("Host: {addr}\r\n")),
+    ];
+    for request in &refused {
+        let answer = exchange(addr, request.as_bytes());
+        assert_eq!(answer.status, 403, "{request}\n{answer:?}");
+    }
+    // HTTP/2: `:authority` foreign, `host` loopback.
+    let mut stream = connect(addr);
+    let authority = addr.to_string();
+    let mut fields = vec![
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", "/mcp"),
+        (":authority", "evil.example"),
+        ("host", authority.as_str()),
+        ("content-type", "application/json"),
+        ("accept", ACCEPT),
+    ];
+    let lower: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .collect();
+    fields.extend(lower.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut bytes = H2_START.to_vec();
+    bytes.extend(h2_frame(0x1, 0x4, 1, &hpack_literals(&fields)));
+    bytes.extend(h2_frame(0x0, 0x1, 1, body.as_bytes()));
+    stream.write_all(&bytes).expect("write");
+    let start = h2_response_start(&mut stream);
+    assert!(start.is_some(), "no response on stream 1");
+    assert_ne!(start, Some(0x88), "a foreign :authority was served");
+    drop(stream);
+    let counts = final_counts(&mut server);
+    assert_eq!(
+        counts["sdk_forbidden"],
+        json!(refused.len() + 1),
+        "{counts}"
+    );
+}
+
+// Verifies: REQ-SEC-024 (past LIM-H6 the session used least recently gives way to a new initialize; its client gets 404; the others go on; counted as session_evicted)
+#[test]
+fn the_least_recently_used_session_gives_way_to_a_new_one() {
+    let mut server = Server::start_http(
+        &format!("config_version = 1\n[limits]\nhttp_sessions = 2\n{LOOPBACK}"),
+        &[],
+    );
+    let addr = server.http_addr();
+    let first = Session::open(addr, &[]).expect("a first session");
+    let second = Session::open(addr, &[]).expect("a second session");
+    // The first is used again: the second is now the least recently used.
+    let r = first.call(2, "engine_status", json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    let third = Session::open(addr, &[]).expect("a third session past LIM-H6");
+    let gone = second.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    for (n, session) in [&first, &third].into_iter().enumerate() {
+        let r = session.call(4 + n as u64, "engine_status", json!({}));
+        assert!(r.get("result").is_some(), "{r}");
+    }
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_evicted"], json!(1), "{counts}");
+    assert_eq!(counts["session_limit"], json!(0), "{counts}");
+}
+
+/// Sends `frame` `count` times on a new HTTP/2 connection while a thread
+/// reads what comes back; the frame types the server sent, in order.
+fn flood_http2(addr: SocketAddr, frame: &[u8], count: usize) -> Vec<u8> {
+    let mut stream = connect(addr);
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut reader = stream.try_clone().expect("clone");
+    reader
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let read = std::thread::spawn(move || {
+        let mut kinds = Vec::new();
+        loop {
+            let mut head = [0_u8; 9];
+            if reader.read_exact(&mut head).is_err() {
+                return kinds;
+            }
+            let n = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+            let mut payload = vec![0_u8; n];
+            if reader.read_exact(&mut payload).is_err() {
+                return kinds;
+            }
+            kinds.push(head[3]);
+        }
+    });
+    let _ = stream.write_all(H2_START);
+    let batch: Vec<u8> = frame.repeat(500);
+    for _ in 0..count / 500 {
+        // The server stops reading a flooding peer, then closes it.
+        if stream.write_all(&batch).is_err() {
+            break;
+        }
+    }
+    read.join().unwrap_or_default()
+}
+
+// Verifies: REQ-SEC-018 (an HTTP/2 connection sending PING or SETTINGS frames past LIM-H8 gets GOAWAY and is closed long before its frames are all answered; counted as control_frame_flood; the listener serves others meanwhile)
+#[test]
+fn control_frame_floods_get_goaway() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let sent = 20_000;
+    let ping = h2_frame(0x6, 0x0, 0, &[7; 8]);
+    let settings = h2_frame(0x4, 0x0, 0, &[]);
+    for frame in [ping, settings] {
+        let kinds = flood_http2(addr, &frame, sent);
+        assert!(
+            kinds.contains(&0x7),
+            "no GOAWAY: {} frames back",
+            kinds.len()
+        );
+        let answered = kinds.iter().filter(|&&k| k == frame[3]).count();
+        assert!(answered < sent / 2, "{answered} of {sent} answered");
+    }
+    assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["control_frame_flood"], json!(2), "{counts}");
 }
