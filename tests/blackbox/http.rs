@@ -625,21 +625,33 @@ fn sessions_are_bounded() {
     assert_eq!(counts["session_limit"], json!(0), "{counts}");
 }
 
-// Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5)
+// Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5, though it comes faster than LIM-H9)
 #[test]
 fn a_request_that_outlives_its_time_gets_408() {
     let server = start();
     let addr = server.http_addr();
     let mut stream = connect(addr);
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 200000\r\n\r\n{{\"jsonrpc\""
     );
     stream.write_all(head.as_bytes()).expect("write");
     let started = Instant::now();
+    // 4 KiB a second, above the minimum rate: 160 KiB in 40 s at most.
+    let mut writer = stream.try_clone().expect("clone");
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writer.write_all(&[b' '; 4096]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    });
     let answer = read_answer(&mut stream);
     let waited = started.elapsed();
     assert_eq!(answer.status, 408, "{answer:?}");
     assert!(waited >= Duration::from_secs(25), "{waited:?}");
+    drop(stream);
+    let _ = trickle.join();
     assert!(
         server
             .await_log(
@@ -732,7 +744,7 @@ fn speaks_http2_with_prior_knowledge() {
     assert_eq!(frame[3], 0x4, "the server's preface is a SETTINGS frame");
 }
 
-// Verifies: REQ-SEC-018 (connections beyond LIM-H1 are closed unanswered; the listener serves again after the flood)
+// Verifies: REQ-SEC-018 (past LIM-H1 a new connection takes the place of the one idle longest; the listener serves again after the flood)
 #[test]
 fn a_connection_flood_is_bounded() {
     let mut server = start();
@@ -745,13 +757,15 @@ fn a_connection_flood_is_bounded() {
         .take(256)
         .map(|&source| connect_from([127, 0, 0, source], addr))
         .collect();
+    // Each of eight more takes the place of the connection idle longest.
     let mut extra: Vec<TcpStream> = (0..8)
         .map(|_| connect_from([127, 0, 0, 20], addr))
         .collect();
-    for stream in &mut extra {
+    for stream in held.iter_mut().take(8) {
         let waited = closed_within(stream, Duration::from_secs(2));
-        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+        assert!(waited.is_some(), "the connection idle longest stayed open");
     }
+    held.append(&mut extra);
     // The held ones are closed at LIM-H3, and the listener serves again.
     for stream in &mut held {
         let _ = closed_within(stream, Duration::from_secs(10));
@@ -765,11 +779,12 @@ fn a_connection_flood_is_bounded() {
     }
     assert_eq!(answer.status, 200);
     let counts = final_counts(&mut server);
-    assert_eq!(counts["too_many_connections"], json!(8));
+    assert_eq!(counts["connection_evicted"], json!(8));
+    assert_eq!(counts["too_many_connections"], json!(0));
     assert_eq!(counts["idle_connection"], json!(256));
 }
 
-// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, the rest are closed unanswered and counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
+// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, each one more takes the place of that peer's connection idle longest, counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
 #[test]
 fn idle_http2_connections_from_one_source_leave_a_request_answered() {
     let mut server = start();
@@ -796,7 +811,8 @@ fn idle_http2_connections_from_one_source_leave_a_request_answered() {
     let answer = current(addr, &[], "tools/list", json!({}));
     assert_eq!(answer.status, 200, "{answer:?}");
     assert!(started.elapsed() < Duration::from_secs(4));
-    // Those past the source's share were closed at once: a quarter of
+    // Each past the source's share took the place of that source's
+    // connection idle longest, which was closed at once: a quarter of
     // LIM-H1 is held.
     let mut held: Vec<TcpStream> = idle
         .into_iter()
@@ -821,7 +837,8 @@ fn idle_http2_connections_from_one_source_leave_a_request_answered() {
         "the last closed after {last:?}"
     );
     let counts = final_counts(&mut server);
-    assert_eq!(counts["too_many_from_peer"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["connection_evicted"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["too_many_from_peer"], json!(0), "{counts}");
     assert_eq!(counts["idle_connection"], json!(64 + 1), "{counts}");
     assert_eq!(counts["too_many_connections"], json!(0), "{counts}");
 }
@@ -1079,21 +1096,25 @@ fn a_lowered_connection_bound_is_enforced() {
         &[],
     );
     let addr = server.http_addr();
-    // LIM-H1 = 4: four silent connections hold every place; more are
-    // closed unanswered; once those four go, the listener serves again.
-    // From four sources: one source holds at most a quarter of LIM-H1.
+    // LIM-H1 = 4: four silent connections hold every place; a fifth takes
+    // the place of the one idle longest, and a sixth from the fifth's
+    // source (one source holds at most a quarter of LIM-H1) takes the
+    // fifth's: four stay open.
     let mut held: Vec<TcpStream> = (0..4)
         .map(|n| connect_from([127, 0, 0, 30 + n], addr))
         .collect();
-    let mut extra: Vec<TcpStream> = (0..2)
-        .map(|_| connect_from([127, 0, 0, 40], addr))
-        .collect();
-    for stream in &mut extra {
-        let waited = closed_within(stream, Duration::from_secs(2));
-        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+    let mut extra: Vec<TcpStream> = Vec::new();
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(50));
+        extra.push(connect_from([127, 0, 0, 40], addr));
     }
-    // Still held: nothing closed them.
+    assert!(closed_within(&mut held[0], Duration::from_secs(2)).is_some());
+    assert!(closed_within(&mut extra[0], Duration::from_secs(2)).is_some());
+    assert!(closed_within(&mut extra[1], Duration::from_millis(200)).is_none());
+    held.remove(0);
+    // Still held: nothing else closed them.
     assert!(closed_within(&mut held[0], Duration::from_millis(200)).is_none());
+    drop(extra);
     // Ending them (the server sees end of input and closes its side) frees
     // their places, as soon as the server has let them go.
     for stream in &mut held {
@@ -1111,12 +1132,7 @@ fn a_lowered_connection_bound_is_enforced() {
     }
     assert_eq!(answer.status, 200, "{answer:?}");
     let counts = final_counts(&mut server);
-    // The two extra connections, and any attempt of the loop above that
-    // came before the server had let the held ones go.
-    assert!(
-        counts["too_many_connections"].as_u64() >= Some(2),
-        "{counts}"
-    );
+    assert_eq!(counts["connection_evicted"], json!(2), "{counts}");
 }
 
 // Verifies: REQ-MCP-006, REQ-MCP-009, REQ-SEC-018 (handshake revisions off over HTTP: no session, an initialize refused with the supported revisions, a handshake-revision request refused, 2026-07-28 served with the same tools)
@@ -1486,4 +1502,104 @@ fn control_frame_floods_get_goaway() {
     assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
     let counts = final_counts(&mut server);
     assert_eq!(counts["control_frame_flood"], json!(2), "{counts}");
+}
+
+// Verifies: REQ-SEC-018 (256 HTTP/2 prefaces from 127.0.0.1 do not lock out the clients at that address: each new connection takes the place of the one idle longest, and 18 requests of 18 from 127.0.0.1 are answered)
+#[test]
+fn prefaces_from_the_clients_own_address_leave_its_requests_answered() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let flood: Vec<TcpStream> = (0..256)
+        .map(|_| {
+            let mut stream = connect_from([127, 0, 0, 1], addr);
+            let _ = stream.write_all(H2_START);
+            stream
+        })
+        .collect();
+    let answered = (0..18)
+        .filter(|_| current(addr, &[], "tools/list", json!({})).status == 200)
+        .count();
+    assert_eq!(answered, 18);
+    drop(flood);
+    let counts = final_counts(&mut server);
+    assert!(
+        counts["connection_evicted"].as_u64() >= Some(256 - 64),
+        "{counts}"
+    );
+}
+
+// Verifies: REQ-SEC-018, REQ-SEC-022 (a body that arrives slower than LIM-H9 after its grace gets 408 long before LIM-H5, so slow bodies cannot hold their places)
+#[test]
+fn a_body_slower_than_the_minimum_rate_gets_408() {
+    let server = start();
+    let addr = server.http_addr();
+    let started = Instant::now();
+    let mut slow: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut stream = connect(addr);
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
+            );
+            stream.write_all(head.as_bytes()).expect("write");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .expect("timeout");
+            stream
+        })
+        .collect();
+    for stream in &mut slow {
+        let answer = read_answer(stream);
+        assert_eq!(answer.status, 408, "{answer:?}");
+    }
+    // LIM-H5 is 30 s: the minimum rate cut them well before.
+    assert!(started.elapsed() < Duration::from_secs(25));
+}
+
+/// Sends one request with the token on a kept-alive connection and reads
+/// the 404 for its path.
+fn authenticated_request(stream: &mut TcpStream, addr: SocketAddr, token: &str) -> bool {
+    let request =
+        format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut raw = Vec::new();
+    let mut buf = [0_u8; 1024];
+    while !String::from_utf8_lossy(&raw).contains("\r\n\r\nNot Found") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 404")
+}
+
+// Verifies: REQ-SEC-018 (a connection that presented the token is not counted against its address's share and never gives way to a new one)
+#[test]
+fn authenticated_connections_keep_their_places() {
+    let dir = TempDir::new("token");
+    let token = "s3cret-token-for-the-test";
+    let file = dir.write("token", &format!("{token}\n"));
+    let config = format!(
+        "config_version = 1\n[limits]\nhttp_connections = 8\n{LOOPBACK}auth_token_file = \"{}\"\n",
+        file.display()
+    );
+    let mut server = Server::start_http(&config, &[]);
+    let addr = server.http_addr();
+    // One address's share is 2; three authenticated connections are held.
+    let mut kept: Vec<TcpStream> = Vec::new();
+    for _ in 0..3 {
+        let mut stream = connect(addr);
+        assert!(authenticated_request(&mut stream, addr, token));
+        kept.push(stream);
+    }
+    // Idle connections without a token from the same address shed one
+    // another, never the authenticated ones.
+    let idle: Vec<TcpStream> = (0..8).map(|_| connect(addr)).collect();
+    for stream in &mut kept {
+        assert!(authenticated_request(stream, addr, token));
+    }
+    drop(idle);
+    let counts = final_counts(&mut server);
+    assert!(counts["connection_evicted"].as_u64() >= Some(6), "{counts}");
 }

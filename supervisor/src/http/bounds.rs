@@ -59,6 +59,11 @@ impl Streams {
         StreamGuard(Arc::clone(self))
     }
 
+    /// Since when the connection serves nothing, if it serves nothing now.
+    pub(super) fn idle_since(&self) -> Option<Instant> {
+        (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since))
+    }
+
     /// When the connection becomes idle too long, if it serves nothing now.
     fn idle_deadline(&self, bound: Duration) -> Option<Instant> {
         (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since) + bound)
@@ -252,7 +257,7 @@ impl PeerLimit {
 }
 
 /// The address a peer is counted under.
-fn peer_key(peer: IpAddr) -> IpAddr {
+pub(super) fn peer_key(peer: IpAddr) -> IpAddr {
     match peer {
         IpAddr::V4(v4) => IpAddr::V4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -270,6 +275,13 @@ fn peer_key(peer: IpAddr) -> IpAddr {
 pub(super) struct PeerPermit {
     limit: Arc<PeerLimit>,
     key: IpAddr,
+}
+
+impl PeerPermit {
+    /// The address the connection is counted under.
+    pub(super) fn key(&self) -> IpAddr {
+        self.key
+    }
 }
 
 impl Drop for PeerPermit {
