@@ -56,11 +56,12 @@ use crate::mcp::{HttpResponse, McpHttp};
 
 mod authority;
 mod bounds;
+mod forwarded;
 mod rewind;
 mod sessions;
 mod table;
 
-use bounds::{ControlFrames, Ended, PeerLimit, StreamGuard};
+use bounds::{ControlFrames, Ended, PeerLimit, PeerPermit, StreamGuard};
 use rewind::Rewind;
 use sessions::SessionUse;
 use table::{Freed, Place, Table};
@@ -205,6 +206,11 @@ struct Gate {
     counts: Counts,
     /// LIM-H2.
     max_body_bytes: usize,
+    /// `[http] trusted_proxies`.
+    trusted_proxies: Vec<rypsok_core::config::IpBlock>,
+    /// Requests in progress per client behind a trusted proxy, a quarter
+    /// of LIM-H1 each (`forwarded`).
+    clients: Arc<PeerLimit>,
     /// LIM-H6; `None` when the handshake revisions are switched off and no
     /// session can be opened.
     max_sessions: Option<usize>,
@@ -474,6 +480,8 @@ struct Guarded {
     _in_flight: Option<InFlightGuard>,
     /// Keeps the connection's request counted as open until the body ends.
     _stream: Option<StreamGuard>,
+    /// A place of the client behind a trusted proxy, while the request runs.
+    _client: Option<PeerPermit>,
 }
 
 impl Guarded {
@@ -489,6 +497,7 @@ impl Guarded {
             ))),
             _in_flight: in_flight,
             _stream: None,
+            _client: None,
         }
     }
 
@@ -552,11 +561,11 @@ async fn sniff(stream: &mut TcpStream, seen: &mut Vec<u8>) -> io::Result<Option<
 /// Serves one accepted connection while it holds its place in the table,
 /// until it ends or is shed for a new one (`table`): then it is closed
 /// where it stands.
-async fn connection(gate: Arc<Gate>, stream: TcpStream, place: Place) {
+async fn connection(gate: Arc<Gate>, stream: TcpStream, place: Place, peer: std::net::IpAddr) {
     let place = Arc::new(place);
     let evicted = place.evicted.clone();
     tokio::select! {
-        () = serve_connection(gate, stream, place) => {}
+        () = serve_connection(gate, stream, place, peer) => {}
         () = evicted.cancelled() => {}
     }
 }
@@ -570,8 +579,15 @@ fn admit(
     table: &Arc<Table>,
     peer: std::net::IpAddr,
     counts: &Counts,
+    trusted: bool,
 ) -> Option<Place> {
-    let Some(share) = peers.admit(peer) else {
+    // A trusted proxy carries many clients: each request holds a place of
+    // its own client instead (`forwarded`).
+    let share = if trusted {
+        None
+    } else if let Some(share) = peers.admit(peer) {
+        Some(share)
+    } else {
         // The peer holds its share: its own connection idle longest gives
         // way. Counted, not logged per connection: a flood of them must
         // not write a flood of lines.
@@ -581,7 +597,7 @@ fn admit(
                 peer: Some(share),
             }) => {
                 counts.add(Reason::ConnectionEvicted);
-                Some(table.enter(permit, share))
+                Some(table.enter(permit, Some(share)))
             }
             _ => {
                 counts.add(Reason::PeerConnections);
@@ -606,7 +622,13 @@ fn admit(
 }
 
 /// Serves one connection to its end.
-async fn serve_connection(gate: Arc<Gate>, mut stream: TcpStream, place: Arc<Place>) {
+async fn serve_connection(
+    gate: Arc<Gate>,
+    mut stream: TcpStream,
+    place: Arc<Place>,
+    peer: std::net::IpAddr,
+) {
+    let trusted = forwarded::is_trusted(&gate.trusted_proxies, peer);
     let mut seen = Vec::with_capacity(H2_PREFACE.len());
     let wait = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let protocol = tokio::select! {
@@ -638,8 +660,25 @@ async fn serve_connection(gate: Arc<Gate>, mut stream: TcpStream, place: Arc<Pla
             }
             let gate = Arc::clone(&gate);
             let open = streams.enter();
+            let client = trusted.then(|| {
+                let client = forwarded::client(request.headers(), &gate.trusted_proxies, peer);
+                gate.clients.admit(client)
+            });
             async move {
-                let mut response = gate.answer(request).await?;
+                let mut response = match client {
+                    // The client behind the proxy holds its share: answered,
+                    // unlike a connection past its share, since the proxy
+                    // would otherwise see its connection fail.
+                    Some(None) => {
+                        gate.refuse(Reason::PeerConnections, StatusCode::SERVICE_UNAVAILABLE)
+                    }
+                    Some(Some(permit)) => {
+                        let mut response = gate.answer(request).await?;
+                        response.body_mut()._client = Some(permit);
+                        response
+                    }
+                    None => gate.answer(request).await?,
+                };
                 response.body_mut()._stream = Some(open);
                 Ok::<_, Infallible>(response)
             }
@@ -763,6 +802,8 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
         token,
         counts: Counts::default(),
         max_body_bytes: config.limits.http_request_body_bytes,
+        trusted_proxies: config.http.trusted_proxies.clone(),
+        clients: PeerLimit::new(config.limits.http_connections),
         max_sessions: config
             .service
             .handshake_revisions
@@ -806,8 +847,9 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
             _ = int.recv() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
-                    if let Some(place) = admit(&permits, &peers, &table, peer.ip(), &gate.counts) {
-                        connections.spawn(connection(Arc::clone(&gate), stream, place));
+                    let trusted = forwarded::is_trusted(&gate.trusted_proxies, peer.ip());
+                    if let Some(place) = admit(&permits, &peers, &table, peer.ip(), &gate.counts, trusted) {
+                        connections.spawn(connection(Arc::clone(&gate), stream, place, peer.ip()));
                     }
                 }
                 Err(e) => {

@@ -1603,3 +1603,60 @@ fn authenticated_connections_keep_their_places() {
     let counts = final_counts(&mut server);
     assert!(counts["connection_evicted"].as_u64() >= Some(6), "{counts}");
 }
+
+/// Starts a POST whose body never completes, so that it stays in progress
+/// (until LIM-H9 cuts it), from `source` with these extra header lines.
+fn held_request(source: [u8; 4], addr: SocketAddr, extra: &str) -> TcpStream {
+    let mut stream = connect_from(source, addr);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    stream
+}
+
+/// A 2026-07-28 `tools/list` from `source` with these extra header lines.
+fn list_from(source: [u8; 4], addr: SocketAddr, extra: &str) -> Answer {
+    let (headers, body) = current_request("tools/list", json!({}));
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in &headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = connect_from(source, addr);
+    stream.write_all(request.as_bytes()).expect("write");
+    read_answer(&mut stream)
+}
+
+// Verifies: REQ-SEC-018 (`[http] trusted_proxies`: from a listed peer the client named by X-Forwarded-For or Forwarded holds the per-peer share, the proxy itself none; from any other peer those headers are ignored)
+#[test]
+fn trusted_proxies_name_the_client_for_the_share() {
+    let mut server = Server::start_http(
+        &format!(
+            "config_version = 1\n[limits]\nhttp_connections = 8\n{LOOPBACK}trusted_proxies = [\"127.0.0.2\"]\n"
+        ),
+        &[],
+    );
+    let addr = server.http_addr();
+    let proxy = [127, 0, 0, 2];
+    let xff = "X-Forwarded-For: 198.51.100.7, 127.0.0.2\r\n";
+    // Two requests in progress for one client fill its share (a quarter of 8).
+    let held: Vec<TcpStream> = (0..2).map(|_| held_request(proxy, addr, xff)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let third = list_from(proxy, addr, xff);
+    assert_eq!(third.status, 503, "{third:?}");
+    // Another client behind the same proxy, on the proxy's third
+    // connection: the proxy itself holds no share.
+    let other = list_from(proxy, addr, "Forwarded: for=\"198.51.100.8:4711\"\r\n");
+    assert_eq!(other.status, 200, "{other:?}");
+    // From a peer not listed the header is ignored.
+    let ignored = list_from([127, 0, 0, 3], addr, xff);
+    assert_eq!(ignored.status, 200, "{ignored:?}");
+    drop(held);
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["too_many_from_peer"], json!(1), "{counts}");
+}

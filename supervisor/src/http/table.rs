@@ -62,7 +62,12 @@ impl Table {
     }
 
     /// Enters a new connection holding these permits.
-    pub(super) fn enter(self: &Arc<Self>, permit: OwnedSemaphorePermit, peer: PeerPermit) -> Place {
+    /// `peer` is `None` for a trusted proxy, held to no share.
+    pub(super) fn enter(
+        self: &Arc<Self>,
+        permit: OwnedSemaphorePermit,
+        peer: Option<PeerPermit>,
+    ) -> Place {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let streams = Streams::new();
         let evicted = CancellationToken::new();
@@ -70,7 +75,7 @@ impl Table {
             streams: Arc::clone(&streams),
             authenticated: false,
             permit,
-            peer: Some(peer),
+            peer,
             evicted: evicted.clone(),
         };
         lock(&self.entries).insert(id, entry);
@@ -141,7 +146,7 @@ mod tests {
         let enter = |ip| {
             let permit = Arc::clone(&permits).try_acquire_owned().ok();
             let peer = peers.admit(ip);
-            permit.zip(peer).map(|(p, q)| table.enter(p, q))
+            permit.zip(peer).map(|(p, q)| table.enter(p, Some(q)))
         };
         let oldest = enter(a).unwrap_or_else(|| unreachable!());
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
