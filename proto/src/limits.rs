@@ -82,6 +82,12 @@ pub const HTTP_REQUEST_MS: u64 = 30_000;
 pub const HTTP_MAX_SESSIONS: usize = 64;
 /// LIM-H7: request line and headers.
 pub const HTTP_MAX_HEADER_BYTES: usize = 16 * 1024;
+/// LIM-H8: SETTINGS and PING frames (acknowledgements not counted) one
+/// HTTP/2 connection may send in one second; past it, GOAWAY and close.
+pub const HTTP2_CONTROL_FRAMES_PER_S: u32 = 100;
+/// LIM-H9: the slowest a request body may arrive, after a grace of LIM-H3;
+/// slower, 408.
+pub const HTTP_BODY_MIN_BYTES_PER_S: u64 = 1024;
 
 /// LIM-I1: `tools/list` plus server instructions, serialized, with all tools
 /// and two languages configured.

@@ -4,16 +4,20 @@
 //!
 //! The SDK's Streamable HTTP service (`mcp.rs`) answers the protocol's own
 //! statuses; this gate, in front of it, answers the rest: 404 for another
-//! path, 401, 413 for a declared body over LIM-H2, 408, 400 for a POST
-//! body that is not JSON, and 503 beyond
-//! LIM-H6 sessions (none exist when the operator switched the
-//! handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6 are the
-//! operator's `[limits]`. hyper answers 431 (LIM-H7). Below hyper the listener
-//! holds LIM-H1 connections, closing one more unanswered, and reads a new
-//! connection's first bytes itself under LIM-H3 to learn HTTP/1 or HTTP/2
-//! before handing them back to hyper: hyper's own auto-detection would wait
-//! for them forever. One peer address holds at most a quarter of LIM-H1, and
-//! an HTTP/2 connection with no open stream is closed after LIM-H3
+//! path, 403 for an ambiguous authority (`authority`), 401, 413 for a
+//! declared body over LIM-H2, 408 (LIM-H5, or a body slower than LIM-H9),
+//! 400 for a POST body that is not JSON, and past LIM-H6 sessions closes
+//! the one used least recently (`sessions`; none exist when the operator
+//! switched the handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6
+//! are the operator's `[limits]`. hyper answers 431 (LIM-H7). Below hyper
+//! the listener holds LIM-H1 connections, one peer address at most a
+//! quarter of them; past either bound the connection idle longest that
+//! never presented a token gives way, else the new one is closed
+//! unanswered (`table`). It reads a new connection's first bytes itself
+//! under LIM-H3 to learn HTTP/1 or HTTP/2 before handing them back to
+//! hyper (`rewind`): hyper's own auto-detection would wait for them
+//! forever. An HTTP/2 connection with no open stream is closed after
+//! LIM-H3, and one sending control frames past LIM-H8 gets GOAWAY
 //! (`bounds`). The SDK's 415 text, its parser's message, is replaced by a
 //! fixed one, since it can quote the body.
 
@@ -40,19 +44,27 @@ use rypsok_core::{Caller, Config};
 use rypsok_proto::limits;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::mcp::{HttpResponse, McpHttp};
 
+mod authority;
 mod bounds;
+mod forwarded;
+mod rewind;
+mod sessions;
+mod table;
 
-use bounds::{Ended, PeerLimit, PeerPermit, StreamGuard, Streams};
+use bounds::{ControlFrames, Ended, PeerLimit, PeerPermit, StreamGuard};
+use rewind::Rewind;
+use sessions::SessionUse;
+use table::{Freed, Place, Table};
 
 /// The one path served.
 const PATH: &str = "/mcp";
@@ -96,6 +108,14 @@ rypsok_core::vocabulary! {
         /// A POST whose body is not JSON (broken syntax, not UTF-8, a lone
         /// surrogate escape, nesting past the parser's limit).
         InvalidJson => "invalid_json",
+        /// A session closed, least recently used, for a new one past LIM-H6.
+        SessionEvicted => "session_evicted",
+        /// An HTTP/2 connection sent SETTINGS or PING frames past LIM-H8:
+        /// told to go away (GOAWAY) and closed.
+        ControlFrameFlood => "control_frame_flood",
+        /// An idle connection that never presented a token, closed to make
+        /// room for a new one (`table`).
+        ConnectionEvicted => "connection_evicted",
     }
 }
 
@@ -157,6 +177,9 @@ impl Counts {
             sdk_body_too_large = n[11],
             too_many_from_peer = n[12],
             invalid_json = n[13],
+            session_evicted = n[14],
+            control_frame_flood = n[15],
+            connection_evicted = n[16],
             "refusals by reason"
         );
     }
@@ -183,11 +206,18 @@ struct Gate {
     counts: Counts,
     /// LIM-H2.
     max_body_bytes: usize,
+    /// `[http] trusted_proxies`.
+    trusted_proxies: Vec<rypsok_core::config::IpBlock>,
+    /// Requests in progress per client behind a trusted proxy, a quarter
+    /// of LIM-H1 each (`forwarded`).
+    clients: Arc<PeerLimit>,
     /// LIM-H6; `None` when the handshake revisions are switched off and no
     /// session can be opened.
     max_sessions: Option<usize>,
     /// One handshake at a time, so that two cannot both pass LIM-H6.
     handshake: tokio::sync::Mutex<()>,
+    /// Which session gives way past LIM-H6.
+    session_use: SessionUse,
     in_flight: InFlight,
     /// Cancelled on shutdown: connections stop taking requests.
     draining: CancellationToken,
@@ -250,6 +280,12 @@ impl Gate {
         bool::from(digest.ct_eq(expected)) && !presented.is_empty()
     }
 
+    /// Whether the request presents the configured token (none configured:
+    /// no request proves anything).
+    fn is_authenticated(&self, request: &Request<Incoming>) -> bool {
+        self.token.is_some() && self.authorized(request)
+    }
+
     /// The caller a call counts against (REQ-SEC-019): the token's
     /// identity, else the loopback host as one caller. Without a token
     /// there is no identity: a session is no caller of its own, or ending
@@ -264,9 +300,30 @@ impl Gate {
         }
     }
 
+    /// Closes the session used least recently, for a new one past LIM-H6
+    /// (`sessions`); whether one was closed.
+    async fn make_room(&self, open: &[String]) -> bool {
+        let Some(id) = self.session_use.least_recent(open) else {
+            return false;
+        };
+        self.session_use.forget(&id);
+        if !self.mcp.close_session(&id).await {
+            return false;
+        }
+        // Counted, never logged per session: a client that opens sessions
+        // in a loop must not write a line for each.
+        self.counts.add(Reason::SessionEvicted);
+        true
+    }
+
     async fn judge(self: Arc<Self>, request: Request<Incoming>, received: Instant) -> GateResponse {
         if request.uri().path() != PATH {
             return self.refuse(Reason::NotFound, StatusCode::NOT_FOUND);
+        }
+        // Refused as the SDK refuses a foreign Host or Origin, and counted
+        // with them.
+        if authority::is_ambiguous(&request) {
+            return self.refuse(Reason::SdkForbidden, StatusCode::FORBIDDEN);
         }
         if !self.authorized(&request) {
             return self.refuse(Reason::Unauthorized, StatusCode::UNAUTHORIZED);
@@ -284,19 +341,16 @@ impl Gate {
         let deadline = received + Duration::from_millis(limits::HTTP_REQUEST_MS);
         // One byte past LIM-H2 is enough for the SDK to answer 413 for a
         // streamed body; the rest is never read.
-        let body =
-            match tokio::time::timeout_at(deadline, read_at_most(body, self.max_body_bytes + 1))
-                .await
-            {
-                Ok(Ok(bytes)) => bytes,
-                Ok(Err(_)) => {
-                    // The client broke its own request; no one is left to read an answer.
-                    let mut response = Response::new(Guarded::plain("Bad Request"));
-                    *response.status_mut() = StatusCode::BAD_REQUEST;
-                    return response;
-                }
-                Err(_) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
-            };
+        let body = match read_at_most(body, self.max_body_bytes + 1, received, deadline).await {
+            Ok(Some(bytes)) => bytes,
+            Err(_) => {
+                // The client broke its own request; no one is left to read an answer.
+                let mut response = Response::new(Guarded::plain("Bad Request"));
+                *response.status_mut() = StatusCode::BAD_REQUEST;
+                return response;
+            }
+            Ok(None) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
+        };
         let is_post = parts.method == Method::POST;
         // The SDK would answer 415 with its parser's message, which can
         // quote the body: a body that is not JSON is refused here with a
@@ -312,6 +366,11 @@ impl Gate {
         let session_limit = self.max_sessions.filter(|_| {
             is_post && !parts.headers.contains_key("mcp-session-id") && is_initialize(&body)
         });
+        let session = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         parts.extensions.insert(caller);
         let request = Request::from_parts(parts, Full::new(body));
         let guard = is_post.then(|| {
@@ -320,12 +379,28 @@ impl Gate {
         });
         let response = if let Some(max_sessions) = session_limit {
             let _one_at_a_time = self.handshake.lock().await;
-            if self.mcp.open_sessions().await >= max_sessions {
+            let open = self.mcp.open_sessions().await;
+            if open.len() >= max_sessions && !self.make_room(&open).await {
                 return self.refuse(Reason::SessionLimit, StatusCode::SERVICE_UNAVAILABLE);
             }
-            self.mcp.handle(request).await
+            let response = self.mcp.handle(request).await;
+            if let Some(id) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                self.session_use.touch(id);
+            }
+            response
         } else {
-            self.mcp.handle(request).await
+            let response = self.mcp.handle(request).await;
+            // A 404 is an unknown session: nothing to remember.
+            if let Some(id) = &session
+                && response.status() != StatusCode::NOT_FOUND
+            {
+                self.session_use.touch(id);
+            }
+            response
         };
         if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             // The SDK's text is its parser's message, which can quote a
@@ -363,21 +438,37 @@ fn is_initialize(body: &[u8]) -> bool {
         .is_ok_and(|m| m.method.as_deref() == Some("initialize"))
 }
 
-/// Reads a body, stopping once it holds more than `max` bytes.
-async fn read_at_most(body: Incoming, max: usize) -> Result<Bytes, hyper::Error> {
+/// Reads a body, stopping once it holds more than `max` bytes; `None` when
+/// it is not whole by `deadline` (LIM-H5) or arrives slower than LIM-H9:
+/// after a grace of LIM-H3 from `started`, each piece must come before the
+/// bytes already received, at that rate, are used up. A trickled body
+/// would otherwise hold its connection, and its place in the table, for
+/// all of LIM-H5.
+async fn read_at_most(
+    body: Incoming,
+    max: usize,
+    started: Instant,
+    deadline: Instant,
+) -> Result<Option<Bytes>, hyper::Error> {
+    let grace = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let mut body = std::pin::pin!(body);
     let mut collected = BytesMut::new();
     while collected.len() <= max {
-        match body.frame().await {
-            None => break,
-            Some(frame) => {
+        let bytes = u64::try_from(collected.len()).unwrap_or(u64::MAX);
+        let earned =
+            Duration::from_millis(bytes.saturating_mul(1000) / limits::HTTP_BODY_MIN_BYTES_PER_S);
+        let due = (started + grace + earned).min(deadline);
+        match tokio::time::timeout_at(due, body.frame()).await {
+            Err(_) => return Ok(None),
+            Ok(None) => break,
+            Ok(Some(frame)) => {
                 if let Ok(data) = frame?.into_data() {
                     collected.extend_from_slice(&data);
                 }
             }
         }
     }
-    Ok(collected.freeze())
+    Ok(Some(collected.freeze()))
 }
 
 /// A response body that ends after LIM-H4 and, for a POST, keeps the
@@ -389,6 +480,8 @@ struct Guarded {
     _in_flight: Option<InFlightGuard>,
     /// Keeps the connection's request counted as open until the body ends.
     _stream: Option<StreamGuard>,
+    /// A place of the client behind a trusted proxy, while the request runs.
+    _client: Option<PeerPermit>,
 }
 
 impl Guarded {
@@ -404,6 +497,7 @@ impl Guarded {
             ))),
             _in_flight: in_flight,
             _stream: None,
+            _client: None,
         }
     }
 
@@ -464,66 +558,77 @@ async fn sniff(stream: &mut TcpStream, seen: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
-/// A stream that first yields the bytes the listener already read.
-struct Rewind {
-    seen: Bytes,
-    stream: TcpStream,
-}
-
-impl AsyncRead for Rewind {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        if !this.seen.is_empty() {
-            let n = this.seen.len().min(buf.remaining());
-            buf.put_slice(&this.seen.split_to(n));
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut this.stream).poll_read(cx, buf)
+/// Serves one accepted connection while it holds its place in the table,
+/// until it ends or is shed for a new one (`table`): then it is closed
+/// where it stands.
+async fn connection(gate: Arc<Gate>, stream: TcpStream, place: Place, peer: std::net::IpAddr) {
+    let place = Arc::new(place);
+    let evicted = place.evicted.clone();
+    tokio::select! {
+        () = serve_connection(gate, stream, place, peer) => {}
+        () = evicted.cancelled() => {}
     }
 }
 
-impl AsyncWrite for Rewind {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+/// Finds a place for a new connection of `peer`: a free one, else the one
+/// of the connection that gives way (`table`); `None` (counted) when there
+/// is none, and the connection is closed unanswered.
+fn admit(
+    permits: &Arc<Semaphore>,
+    peers: &Arc<PeerLimit>,
+    table: &Arc<Table>,
+    peer: std::net::IpAddr,
+    counts: &Counts,
+    trusted: bool,
+) -> Option<Place> {
+    // A trusted proxy carries many clients: each request holds a place of
+    // its own client instead (`forwarded`).
+    let share = if trusted {
+        None
+    } else if let Some(share) = peers.admit(peer) {
+        Some(share)
+    } else {
+        // The peer holds its share: its own connection idle longest gives
+        // way. Counted, not logged per connection: a flood of them must
+        // not write a flood of lines.
+        return match table.shed(Some(peer)) {
+            Some(Freed {
+                permit,
+                peer: Some(share),
+            }) => {
+                counts.add(Reason::ConnectionEvicted);
+                Some(table.enter(permit, Some(share)))
+            }
+            _ => {
+                counts.add(Reason::PeerConnections);
+                None
+            }
+        };
+    };
+    match Arc::clone(permits).try_acquire_owned() {
+        Ok(permit) => Some(table.enter(permit, share)),
+        Err(_) => match table.shed(None) {
+            Some(freed) => {
+                counts.add(Reason::ConnectionEvicted);
+                Some(table.enter(freed.permit, share))
+            }
+            // Closed unanswered (design §2).
+            None => {
+                counts.add(Reason::TooManyConnections);
+                None
+            }
+        },
     }
 }
 
-/// Serves one accepted connection while it holds one of LIM-H1 permits
-/// and one of its peer's.
-async fn connection(
+/// Serves one connection to its end.
+async fn serve_connection(
     gate: Arc<Gate>,
     mut stream: TcpStream,
-    _permit: OwnedSemaphorePermit,
-    _peer: PeerPermit,
+    place: Arc<Place>,
+    peer: std::net::IpAddr,
 ) {
+    let trusted = forwarded::is_trusted(&gate.trusted_proxies, peer);
     let mut seen = Vec::with_capacity(H2_PREFACE.len());
     let wait = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let protocol = tokio::select! {
@@ -540,19 +645,40 @@ async fn connection(
         () = gate.draining.cancelled() => return,
     };
     let _ = stream.set_nodelay(true);
+    let streams = Arc::clone(&place.streams);
     let io = TokioIo::new(Rewind {
         seen: Bytes::from(seen),
         stream,
+        control: (protocol == Protocol::Http2).then(|| ControlFrames::new(&streams)),
     });
-    let streams = Streams::new();
     let service = {
         let gate = Arc::clone(&gate);
         let streams = Arc::clone(&streams);
         service_fn(move |request| {
+            if gate.is_authenticated(&request) {
+                place.authenticate();
+            }
             let gate = Arc::clone(&gate);
             let open = streams.enter();
+            let client = trusted.then(|| {
+                let client = forwarded::client(request.headers(), &gate.trusted_proxies, peer);
+                gate.clients.admit(client)
+            });
             async move {
-                let mut response = gate.answer(request).await?;
+                let mut response = match client {
+                    // The client behind the proxy holds its share: answered,
+                    // unlike a connection past its share, since the proxy
+                    // would otherwise see its connection fail.
+                    Some(None) => {
+                        gate.refuse(Reason::PeerConnections, StatusCode::SERVICE_UNAVAILABLE)
+                    }
+                    Some(Some(permit)) => {
+                        let mut response = gate.answer(request).await?;
+                        response.body_mut()._client = Some(permit);
+                        response
+                    }
+                    None => gate.answer(request).await?,
+                };
                 response.body_mut()._stream = Some(open);
                 Ok::<_, Infallible>(response)
             }
@@ -594,6 +720,10 @@ async fn connection(
                     // Counted, never logged per connection, like a
                     // connection that never showed its protocol.
                     gate.counts.add(Reason::IdleConnection);
+                    Ok(())
+                }
+                Ended::Flooded => {
+                    gate.counts.add(Reason::ControlFrameFlood);
                     Ok(())
                 }
             }
@@ -672,11 +802,14 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
         token,
         counts: Counts::default(),
         max_body_bytes: config.limits.http_request_body_bytes,
+        trusted_proxies: config.http.trusted_proxies.clone(),
+        clients: PeerLimit::new(config.limits.http_connections),
         max_sessions: config
             .service
             .handshake_revisions
             .then_some(config.limits.http_sessions),
         handshake: tokio::sync::Mutex::new(()),
+        session_use: SessionUse::default(),
         in_flight: InFlight::default(),
         draining: CancellationToken::new(),
     });
@@ -707,30 +840,18 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let connections = TaskTracker::new();
     let permits = Arc::new(Semaphore::new(config.limits.http_connections));
     let peers = PeerLimit::new(config.limits.http_connections);
+    let table = Table::new();
     loop {
         tokio::select! {
             _ = term.recv() => break,
             _ = int.recv() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => match peers.admit(peer.ip()) {
-                    // Past the peer's share: closed unanswered, counted,
-                    // not logged per connection (a flood of them must not
-                    // write a flood of lines).
-                    None => {
-                        drop(stream);
-                        gate.counts.add(Reason::PeerConnections);
+                Ok((stream, peer)) => {
+                    let trusted = forwarded::is_trusted(&gate.trusted_proxies, peer.ip());
+                    if let Some(place) = admit(&permits, &peers, &table, peer.ip(), &gate.counts, trusted) {
+                        connections.spawn(connection(Arc::clone(&gate), stream, place, peer.ip()));
                     }
-                    Some(peer) => match Arc::clone(&permits).try_acquire_owned() {
-                        Ok(permit) => {
-                            connections.spawn(connection(Arc::clone(&gate), stream, permit, peer));
-                        }
-                        // Closed unanswered (design §2).
-                        Err(_) => {
-                            drop(stream);
-                            gate.counts.add(Reason::TooManyConnections);
-                        }
-                    },
-                },
+                }
                 Err(e) => {
                     // Out of descriptors, most likely: wait rather than spin.
                     tracing::warn!(event = "accept_failed", error = %e.kind(), "accept failed");

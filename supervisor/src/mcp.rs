@@ -373,9 +373,24 @@ impl McpHttp {
         self.service.handle(request).await
     }
 
-    /// Sessions of the handshake-based revisions now open (LIM-H6).
-    pub(crate) async fn open_sessions(&self) -> usize {
-        self.sessions.sessions.read().await.len()
+    /// The ids of the sessions of the handshake-based revisions now open
+    /// (LIM-H6).
+    pub(crate) async fn open_sessions(&self) -> Vec<String> {
+        self.sessions
+            .sessions
+            .read()
+            .await
+            .keys()
+            .map(|id| id.to_string())
+            .collect()
+    }
+
+    /// Closes one session; its client's next request gets 404. Whether it
+    /// was open.
+    pub(crate) async fn close_session(&self, id: &str) -> bool {
+        use rmcp::transport::streamable_http_server::session::SessionManager as _;
+        let id: Arc<str> = Arc::from(id);
+        self.sessions.close_session(&id).await.is_ok()
     }
 }
 

@@ -27,9 +27,29 @@ const PIPE_BYTES: usize = 64 * 1024;
 /// The answer to a line that is not a JSON-RPC message.
 const PARSE_ERROR: &[u8] = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}"#;
 
+/// The answer to a line over the bound: Invalid Request with id null, since
+/// the id may lie in the part never read (JSON-RPC 2.0 §5).
+const TOO_LARGE: &[u8] = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is too large"}}"#;
+
+/// An answer the filter writes itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    ParseError,
+    TooLarge,
+}
+
+impl Answer {
+    const fn line(self) -> &'static [u8] {
+        match self {
+            Self::ParseError => PARSE_ERROR,
+            Self::TooLarge => TOO_LARGE,
+        }
+    }
+}
+
 /// The reader and writer to hand to the SDK's transport in place of stdin
-/// and stdout. Lines longer than `max_line` bytes are dropped, as the SDK
-/// does, with a warning.
+/// and stdout. A line longer than `max_line` bytes is answered with
+/// Invalid Request and its rest skipped, never held (REQ-MCP-004).
 pub(crate) fn filtered_stdio(max_line: usize) -> (impl AsyncRead + Unpin, impl AsyncWrite + Unpin) {
     let (stdin, stdout) = stdio_pipes();
     let (sdk_in, feed) = tokio::io::duplex(PIPE_BYTES);
@@ -42,8 +62,12 @@ pub(crate) fn filtered_stdio(max_line: usize) -> (impl AsyncRead + Unpin, impl A
 
 /// Reads stdin line by line: JSON lines go to the SDK, the rest are
 /// answered. Ends at end of input, which the SDK then sees too.
-async fn read_lines<R, W>(stdin: R, mut feed: W, errors: mpsc::UnboundedSender<()>, max_line: usize)
-where
+async fn read_lines<R, W>(
+    stdin: R,
+    mut feed: W,
+    errors: mpsc::UnboundedSender<Answer>,
+    max_line: usize,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -59,13 +83,15 @@ where
             Ok(_) => {}
         }
         if !line.ends_with(b"\n") && line.len() > max_line {
-            // Over the bound: the rest of the line is skipped unread.
+            // Over the bound: the rest of the line passes through the
+            // reader's buffer and is dropped, never held; the client is
+            // told, or it would wait for an answer that never comes.
             tracing::warn!(
                 event = "stdin_line_too_long",
                 max = max_line,
-                "an input line over the bound was dropped"
+                "an input line over the bound was answered as too large"
             );
-            if skip_line(&mut reader).await.is_err() {
+            if errors.send(Answer::TooLarge).is_err() || skip_line(&mut reader).await.is_err() {
                 break;
             }
             continue;
@@ -86,7 +112,7 @@ where
                     event = "stdin_parse_error",
                     "a line that is not JSON was answered with a parse error"
                 );
-                if errors.send(()).is_err() {
+                if errors.send(Answer::ParseError).is_err() {
                     break;
                 }
             }
@@ -113,7 +139,7 @@ async fn skip_line<R: AsyncBufReadExt + Unpin>(reader: &mut R) -> std::io::Resul
 
 /// Copies the SDK's lines and the filter's answers to stdout, a whole line
 /// at a time, until the SDK closes its side.
-async fn write_lines<R, W>(from_sdk: R, mut errors: mpsc::UnboundedReceiver<()>, mut stdout: W)
+async fn write_lines<R, W>(from_sdk: R, mut errors: mpsc::UnboundedReceiver<Answer>, mut stdout: W)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -135,8 +161,8 @@ where
                 }
             }
             error = errors.recv(), if errors_open => match error {
-                Some(()) => {
-                    let mut out = PARSE_ERROR.to_vec();
+                Some(answer) => {
+                    let mut out = answer.line().to_vec();
                     out.push(b'\n');
                     if stdout.write_all(&out).await.is_err() || stdout.flush().await.is_err() {
                         break;
@@ -253,5 +279,23 @@ mod tests {
         // A pair stays; an escaped backslash before `u` is no escape.
         let pair = br#"{"a":"\ud83d\ude00","b":"\\ud800"}"#;
         assert_eq!(judge(pair), Verdict::Pass(Cow::Borrowed(&pair[..])));
+    }
+
+    // Verifies: REQ-MCP-004 (a line over the bound is answered as too large as soon as the bound is passed, and the next line still reaches the SDK)
+    #[tokio::test]
+    async fn answers_a_line_over_the_bound_and_goes_on() {
+        let mut input = vec![b'x'; 100];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        let (feed, mut sdk) = tokio::io::duplex(PIPE_BYTES);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        read_lines(&input[..], feed, tx, 64).await;
+        assert_eq!(rx.recv().await, Some(Answer::TooLarge));
+        assert_eq!(rx.recv().await, None);
+        let mut passed = Vec::new();
+        let _ = sdk.read_to_end(&mut passed).await;
+        assert_eq!(
+            passed,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+        );
     }
 }

@@ -589,21 +589,21 @@ fn a_configured_token_is_required() {
     );
 }
 
-// Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: 503 with Retry-After: 30)
+// Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: the least recently used session gives way, its client gets 404)
 #[test]
 fn sessions_are_bounded() {
-    let server = start();
+    let mut server = start();
     let addr = server.http_addr();
     let sessions: Vec<Session> = (0..64)
         .map(|n| Session::open(addr, &[]).unwrap_or_else(|a| panic!("session {n}: {a:?}")))
         .collect();
-    let refused = Session::open(addr, &[])
-        .err()
-        .expect("a 65th session is refused");
-    assert_eq!(refused.status, 503, "{refused:?}");
-    assert_eq!(refused.header("retry-after").as_deref(), Some("30"));
-    // The open sessions and the stateless revision go on.
-    let r = sessions[0].call(5, "engine_status", json!({}));
+    // A 65th is opened: the session used least recently gives way, and
+    // its client is told it is unknown.
+    let _newest = Session::open(addr, &[]).expect("a 65th session");
+    let gone = sessions[0].post(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    // The other sessions and the stateless revision go on.
+    let r = sessions[2].call(5, "engine_status", json!({}));
     assert!(r.get("result").is_some(), "{r}");
     assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
     // Closing one (DELETE) makes room for another.
@@ -620,34 +620,38 @@ fn sessions_are_bounded() {
         reopened = Session::open(addr, &[]);
     }
     assert!(reopened.is_ok());
-    assert!(
-        server
-            .await_log(
-                &[
-                    ("event", json!("http_refused")),
-                    ("reason", json!("session_limit"))
-                ],
-                Duration::from_secs(5)
-            )
-            .is_some()
-    );
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_evicted"], json!(1), "{counts}");
+    assert_eq!(counts["session_limit"], json!(0), "{counts}");
 }
 
-// Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5)
+// Verifies: REQ-SEC-022 (408: a body that does not arrive within LIM-H5, though it comes faster than LIM-H9)
 #[test]
 fn a_request_that_outlives_its_time_gets_408() {
     let server = start();
     let addr = server.http_addr();
     let mut stream = connect(addr);
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 200000\r\n\r\n{{\"jsonrpc\""
     );
     stream.write_all(head.as_bytes()).expect("write");
     let started = Instant::now();
+    // 4 KiB a second, above the minimum rate: 160 KiB in 40 s at most.
+    let mut writer = stream.try_clone().expect("clone");
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writer.write_all(&[b' '; 4096]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    });
     let answer = read_answer(&mut stream);
     let waited = started.elapsed();
     assert_eq!(answer.status, 408, "{answer:?}");
     assert!(waited >= Duration::from_secs(25), "{waited:?}");
+    drop(stream);
+    let _ = trickle.join();
     assert!(
         server
             .await_log(
@@ -740,7 +744,7 @@ fn speaks_http2_with_prior_knowledge() {
     assert_eq!(frame[3], 0x4, "the server's preface is a SETTINGS frame");
 }
 
-// Verifies: REQ-SEC-018 (connections beyond LIM-H1 are closed unanswered; the listener serves again after the flood)
+// Verifies: REQ-SEC-018 (past LIM-H1 a new connection takes the place of the one idle longest; the listener serves again after the flood)
 #[test]
 fn a_connection_flood_is_bounded() {
     let mut server = start();
@@ -753,13 +757,15 @@ fn a_connection_flood_is_bounded() {
         .take(256)
         .map(|&source| connect_from([127, 0, 0, source], addr))
         .collect();
+    // Each of eight more takes the place of the connection idle longest.
     let mut extra: Vec<TcpStream> = (0..8)
         .map(|_| connect_from([127, 0, 0, 20], addr))
         .collect();
-    for stream in &mut extra {
+    for stream in held.iter_mut().take(8) {
         let waited = closed_within(stream, Duration::from_secs(2));
-        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+        assert!(waited.is_some(), "the connection idle longest stayed open");
     }
+    held.append(&mut extra);
     // The held ones are closed at LIM-H3, and the listener serves again.
     for stream in &mut held {
         let _ = closed_within(stream, Duration::from_secs(10));
@@ -773,11 +779,12 @@ fn a_connection_flood_is_bounded() {
     }
     assert_eq!(answer.status, 200);
     let counts = final_counts(&mut server);
-    assert_eq!(counts["too_many_connections"], json!(8));
+    assert_eq!(counts["connection_evicted"], json!(8));
+    assert_eq!(counts["too_many_connections"], json!(0));
     assert_eq!(counts["idle_connection"], json!(256));
 }
 
-// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, the rest are closed unanswered and counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
+// Verifies: REQ-SEC-018 (idle HTTP/2 connections from one source cannot lock the listener: one peer holds a quarter of LIM-H1, each one more takes the place of that peer's connection idle longest, counted; an HTTP/2 connection with no complete request within LIM-H3 of its preface, or a HEADERS frame never ended, is closed and counted)
 #[test]
 fn idle_http2_connections_from_one_source_leave_a_request_answered() {
     let mut server = start();
@@ -804,7 +811,8 @@ fn idle_http2_connections_from_one_source_leave_a_request_answered() {
     let answer = current(addr, &[], "tools/list", json!({}));
     assert_eq!(answer.status, 200, "{answer:?}");
     assert!(started.elapsed() < Duration::from_secs(4));
-    // Those past the source's share were closed at once: a quarter of
+    // Each past the source's share took the place of that source's
+    // connection idle longest, which was closed at once: a quarter of
     // LIM-H1 is held.
     let mut held: Vec<TcpStream> = idle
         .into_iter()
@@ -829,7 +837,8 @@ fn idle_http2_connections_from_one_source_leave_a_request_answered() {
         "the last closed after {last:?}"
     );
     let counts = final_counts(&mut server);
-    assert_eq!(counts["too_many_from_peer"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["connection_evicted"], json!(256 - 64), "{counts}");
+    assert_eq!(counts["too_many_from_peer"], json!(0), "{counts}");
     assert_eq!(counts["idle_connection"], json!(64 + 1), "{counts}");
     assert_eq!(counts["too_many_connections"], json!(0), "{counts}");
 }
@@ -1048,14 +1057,12 @@ fn lowered_listener_limits_are_enforced() {
     );
     let addr = server.http_addr();
 
-    // LIM-H6 = 1: the second handshake is refused while the first session is open.
+    // LIM-H6 = 1: the second handshake closes the first session.
     let first = Session::open(addr, &[]).expect("one session");
-    let second = Session::open(addr, &[])
-        .err()
-        .expect("a second session is refused");
-    assert_eq!(second.status, 503, "{second:?}");
-    assert_eq!(second.header("retry-after").as_deref(), Some("30"));
-    let r = first.call(2, "engine_status", json!({}));
+    let second = Session::open(addr, &[]).expect("a second session in place of the first");
+    let gone = first.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let r = second.call(2, "engine_status", json!({}));
     assert_eq!(structured(&r["result"])["outcome"], json!("ok"), "{r}");
 
     // LIM-H2 = 16 KiB: a body under it is served; one declared over it is
@@ -1074,7 +1081,7 @@ fn lowered_listener_limits_are_enforced() {
     assert_eq!(streamed.status, 413, "{streamed:?}");
 
     let counts = final_counts(&mut server);
-    assert_eq!(counts["session_limit"], json!(1));
+    assert_eq!(counts["session_evicted"], json!(1));
     assert_eq!(counts["body_too_large"], json!(1));
     assert_eq!(counts["sdk_body_too_large"], json!(1));
 }
@@ -1089,21 +1096,25 @@ fn a_lowered_connection_bound_is_enforced() {
         &[],
     );
     let addr = server.http_addr();
-    // LIM-H1 = 4: four silent connections hold every place; more are
-    // closed unanswered; once those four go, the listener serves again.
-    // From four sources: one source holds at most a quarter of LIM-H1.
+    // LIM-H1 = 4: four silent connections hold every place; a fifth takes
+    // the place of the one idle longest, and a sixth from the fifth's
+    // source (one source holds at most a quarter of LIM-H1) takes the
+    // fifth's: four stay open.
     let mut held: Vec<TcpStream> = (0..4)
         .map(|n| connect_from([127, 0, 0, 30 + n], addr))
         .collect();
-    let mut extra: Vec<TcpStream> = (0..2)
-        .map(|_| connect_from([127, 0, 0, 40], addr))
-        .collect();
-    for stream in &mut extra {
-        let waited = closed_within(stream, Duration::from_secs(2));
-        assert!(waited.is_some(), "a connection beyond LIM-H1 stayed open");
+    let mut extra: Vec<TcpStream> = Vec::new();
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(50));
+        extra.push(connect_from([127, 0, 0, 40], addr));
     }
-    // Still held: nothing closed them.
+    assert!(closed_within(&mut held[0], Duration::from_secs(2)).is_some());
+    assert!(closed_within(&mut extra[0], Duration::from_secs(2)).is_some());
+    assert!(closed_within(&mut extra[1], Duration::from_millis(200)).is_none());
+    held.remove(0);
+    // Still held: nothing else closed them.
     assert!(closed_within(&mut held[0], Duration::from_millis(200)).is_none());
+    drop(extra);
     // Ending them (the server sees end of input and closes its side) frees
     // their places, as soon as the server has let them go.
     for stream in &mut held {
@@ -1121,12 +1132,7 @@ fn a_lowered_connection_bound_is_enforced() {
     }
     assert_eq!(answer.status, 200, "{answer:?}");
     let counts = final_counts(&mut server);
-    // The two extra connections, and any attempt of the loop above that
-    // came before the server had let the held ones go.
-    assert!(
-        counts["too_many_connections"].as_u64() >= Some(2),
-        "{counts}"
-    );
+    assert_eq!(counts["connection_evicted"], json!(2), "{counts}");
 }
 
 // Verifies: REQ-MCP-006, REQ-MCP-009, REQ-SEC-018 (handshake revisions off over HTTP: no session, an initialize refused with the supported revisions, a handshake-revision request refused, 2026-07-28 served with the same tools)
@@ -1301,4 +1307,356 @@ fn one_caller_gets_the_fetch_share_the_operator_set() {
     let (ok, busy) = six_parallel_fetches(&quarter, fake.port());
     assert_eq!(ok, 2, "a quarter of 8 by default");
     assert_eq!(busy, 4);
+}
+
+/// An HTTP/2 frame.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let n = u32::try_from(payload.len()).expect("a short payload");
+    let mut frame = n.to_be_bytes()[1..].to_vec();
+    frame.extend_from_slice(&[kind, flags]);
+    frame.extend_from_slice(&stream.to_be_bytes());
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// A header block of literal fields, never indexed, no Huffman coding
+/// (RFC 7541 §6.2.3); every name and value under 127 bytes.
+fn hpack_literals(fields: &[(&str, &str)]) -> Vec<u8> {
+    let mut block = Vec::new();
+    for (name, value) in fields {
+        block.push(0x10);
+        block.push(u8::try_from(name.len()).expect("a short name"));
+        block.extend_from_slice(name.as_bytes());
+        block.push(u8::try_from(value.len()).expect("a short value"));
+        block.extend_from_slice(value.as_bytes());
+    }
+    block
+}
+
+/// Reads frames until the response HEADERS of stream 1; the first byte of
+/// its header block (0x88: `:status 200` from the static table), or
+/// `None` if the connection ended or went away first.
+fn h2_response_start(stream: &mut TcpStream) -> Option<u8> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    loop {
+        let mut head = [0_u8; 9];
+        stream.read_exact(&mut head).ok()?;
+        let n = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+        let mut payload = vec![0_u8; n];
+        stream.read_exact(&mut payload).ok()?;
+        match head[3] {
+            0x1 => return payload.first().copied(),
+            0x7 => return None,
+            _ => {}
+        }
+    }
+}
+
+// Verifies: REQ-SEC-018 (a second Origin after a loopback one, a Host whose port runs into a foreign name, an empty Host, an absolute-form target naming a foreign authority, and HTTP/2 with a foreign :authority beside a loopback host are each refused with 403 and counted as sdk_forbidden; an ordinary request still passes)
+#[test]
+fn ambiguous_hosts_and_origins_are_refused() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let port = addr.port();
+    let (headers, body) = current_request("tools/list", json!({}));
+    let mut extra = String::new();
+    for (k, v) in &headers {
+        extra.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let raw = |target: &str, host_lines: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\n{host_lines}Connection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let fine = exchange(addr, raw("/mcp", &format!("Host: {addr}\r\n")).as_bytes());
+    assert_eq!(fine.status, 200, "{fine:?}");
+    let refused = [
+        raw(
+            "/mcp",
+            &format!("Host: {addr}\r\nOrigin: http://{addr}\r\nOrigin: http://evil.example\r\n"),
+        ),
+        raw("/mcp", &format!("Host: 127.0.0.1:{port}.evil.example\r\n")),
+        raw("/mcp", "Host: \r\n"),
+        raw("http://evil.example/mcp", &format!("Host: {addr}\r\n")),
+    ];
+    for request in &refused {
+        let answer = exchange(addr, request.as_bytes());
+        assert_eq!(answer.status, 403, "{request}\n{answer:?}");
+    }
+    // HTTP/2: `:authority` foreign, `host` loopback.
+    let mut stream = connect(addr);
+    let authority = addr.to_string();
+    let mut fields = vec![
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", "/mcp"),
+        (":authority", "evil.example"),
+        ("host", authority.as_str()),
+        ("content-type", "application/json"),
+        ("accept", ACCEPT),
+    ];
+    let lower: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .collect();
+    fields.extend(lower.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut bytes = H2_START.to_vec();
+    bytes.extend(h2_frame(0x1, 0x4, 1, &hpack_literals(&fields)));
+    bytes.extend(h2_frame(0x0, 0x1, 1, body.as_bytes()));
+    stream.write_all(&bytes).expect("write");
+    let start = h2_response_start(&mut stream);
+    assert!(start.is_some(), "no response on stream 1");
+    assert_ne!(start, Some(0x88), "a foreign :authority was served");
+    drop(stream);
+    let counts = final_counts(&mut server);
+    assert_eq!(
+        counts["sdk_forbidden"],
+        json!(refused.len() + 1),
+        "{counts}"
+    );
+}
+
+// Verifies: REQ-SEC-024 (past LIM-H6 the session used least recently gives way to a new initialize; its client gets 404; the others go on; counted as session_evicted)
+#[test]
+fn the_least_recently_used_session_gives_way_to_a_new_one() {
+    let mut server = Server::start_http(
+        &format!("config_version = 1\n[limits]\nhttp_sessions = 2\n{LOOPBACK}"),
+        &[],
+    );
+    let addr = server.http_addr();
+    let first = Session::open(addr, &[]).expect("a first session");
+    let second = Session::open(addr, &[]).expect("a second session");
+    // The first is used again: the second is now the least recently used.
+    let r = first.call(2, "engine_status", json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    let third = Session::open(addr, &[]).expect("a third session past LIM-H6");
+    let gone = second.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(gone.status, 404, "{gone:?}");
+    for (n, session) in [&first, &third].into_iter().enumerate() {
+        let r = session.call(4 + n as u64, "engine_status", json!({}));
+        assert!(r.get("result").is_some(), "{r}");
+    }
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["session_evicted"], json!(1), "{counts}");
+    assert_eq!(counts["session_limit"], json!(0), "{counts}");
+}
+
+/// Sends `frame` `count` times on a new HTTP/2 connection while a thread
+/// reads what comes back; the frame types the server sent, in order.
+fn flood_http2(addr: SocketAddr, frame: &[u8], count: usize) -> Vec<u8> {
+    let mut stream = connect(addr);
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut reader = stream.try_clone().expect("clone");
+    reader
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let read = std::thread::spawn(move || {
+        let mut kinds = Vec::new();
+        loop {
+            let mut head = [0_u8; 9];
+            if reader.read_exact(&mut head).is_err() {
+                return kinds;
+            }
+            let n = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+            let mut payload = vec![0_u8; n];
+            if reader.read_exact(&mut payload).is_err() {
+                return kinds;
+            }
+            kinds.push(head[3]);
+        }
+    });
+    let _ = stream.write_all(H2_START);
+    let batch: Vec<u8> = frame.repeat(500);
+    for _ in 0..count / 500 {
+        // The server stops reading a flooding peer, then closes it.
+        if stream.write_all(&batch).is_err() {
+            break;
+        }
+    }
+    read.join().unwrap_or_default()
+}
+
+// Verifies: REQ-SEC-018 (an HTTP/2 connection sending PING or SETTINGS frames past LIM-H8 gets GOAWAY and is closed long before its frames are all answered; counted as control_frame_flood; the listener serves others meanwhile)
+#[test]
+fn control_frame_floods_get_goaway() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let sent = 20_000;
+    let ping = h2_frame(0x6, 0x0, 0, &[7; 8]);
+    let settings = h2_frame(0x4, 0x0, 0, &[]);
+    for frame in [ping, settings] {
+        let kinds = flood_http2(addr, &frame, sent);
+        assert!(
+            kinds.contains(&0x7),
+            "no GOAWAY: {} frames back",
+            kinds.len()
+        );
+        let answered = kinds.iter().filter(|&&k| k == frame[3]).count();
+        assert!(answered < sent / 2, "{answered} of {sent} answered");
+    }
+    assert_eq!(current(addr, &[], "tools/list", json!({})).status, 200);
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["control_frame_flood"], json!(2), "{counts}");
+}
+
+// Verifies: REQ-SEC-018 (256 HTTP/2 prefaces from 127.0.0.1 do not lock out the clients at that address: each new connection takes the place of the one idle longest, and 18 requests of 18 from 127.0.0.1 are answered)
+#[test]
+fn prefaces_from_the_clients_own_address_leave_its_requests_answered() {
+    let mut server = start();
+    let addr = server.http_addr();
+    let flood: Vec<TcpStream> = (0..256)
+        .map(|_| {
+            let mut stream = connect_from([127, 0, 0, 1], addr);
+            let _ = stream.write_all(H2_START);
+            stream
+        })
+        .collect();
+    let answered = (0..18)
+        .filter(|_| current(addr, &[], "tools/list", json!({})).status == 200)
+        .count();
+    assert_eq!(answered, 18);
+    drop(flood);
+    let counts = final_counts(&mut server);
+    assert!(
+        counts["connection_evicted"].as_u64() >= Some(256 - 64),
+        "{counts}"
+    );
+}
+
+// Verifies: REQ-SEC-018, REQ-SEC-022 (a body that arrives slower than LIM-H9 after its grace gets 408 long before LIM-H5, so slow bodies cannot hold their places)
+#[test]
+fn a_body_slower_than_the_minimum_rate_gets_408() {
+    let server = start();
+    let addr = server.http_addr();
+    let started = Instant::now();
+    let mut slow: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut stream = connect(addr);
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
+            );
+            stream.write_all(head.as_bytes()).expect("write");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .expect("timeout");
+            stream
+        })
+        .collect();
+    for stream in &mut slow {
+        let answer = read_answer(stream);
+        assert_eq!(answer.status, 408, "{answer:?}");
+    }
+    // LIM-H5 is 30 s: the minimum rate cut them well before.
+    assert!(started.elapsed() < Duration::from_secs(25));
+}
+
+/// Sends one request with the token on a kept-alive connection and reads
+/// the 404 for its path.
+fn authenticated_request(stream: &mut TcpStream, addr: SocketAddr, token: &str) -> bool {
+    let request =
+        format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut raw = Vec::new();
+    let mut buf = [0_u8; 1024];
+    while !String::from_utf8_lossy(&raw).contains("\r\n\r\nNot Found") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 404")
+}
+
+// Verifies: REQ-SEC-018 (a connection that presented the token is not counted against its address's share and never gives way to a new one)
+#[test]
+fn authenticated_connections_keep_their_places() {
+    let dir = TempDir::new("token");
+    let token = "s3cret-token-for-the-test";
+    let file = dir.write("token", &format!("{token}\n"));
+    let config = format!(
+        "config_version = 1\n[limits]\nhttp_connections = 8\n{LOOPBACK}auth_token_file = \"{}\"\n",
+        file.display()
+    );
+    let mut server = Server::start_http(&config, &[]);
+    let addr = server.http_addr();
+    // One address's share is 2; three authenticated connections are held.
+    let mut kept: Vec<TcpStream> = Vec::new();
+    for _ in 0..3 {
+        let mut stream = connect(addr);
+        assert!(authenticated_request(&mut stream, addr, token));
+        kept.push(stream);
+    }
+    // Idle connections without a token from the same address shed one
+    // another, never the authenticated ones.
+    let idle: Vec<TcpStream> = (0..8).map(|_| connect(addr)).collect();
+    for stream in &mut kept {
+        assert!(authenticated_request(stream, addr, token));
+    }
+    drop(idle);
+    let counts = final_counts(&mut server);
+    assert!(counts["connection_evicted"].as_u64() >= Some(6), "{counts}");
+}
+
+/// Starts a POST whose body never completes, so that it stays in progress
+/// (until LIM-H9 cuts it), from `source` with these extra header lines.
+fn held_request(source: [u8; 4], addr: SocketAddr, extra: &str) -> TcpStream {
+    let mut stream = connect_from(source, addr);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    stream
+}
+
+/// A 2026-07-28 `tools/list` from `source` with these extra header lines.
+fn list_from(source: [u8; 4], addr: SocketAddr, extra: &str) -> Answer {
+    let (headers, body) = current_request("tools/list", json!({}));
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in &headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = connect_from(source, addr);
+    stream.write_all(request.as_bytes()).expect("write");
+    read_answer(&mut stream)
+}
+
+// Verifies: REQ-SEC-018 (`[http] trusted_proxies`: from a listed peer the client named by X-Forwarded-For or Forwarded holds the per-peer share, the proxy itself none; from any other peer those headers are ignored)
+#[test]
+fn trusted_proxies_name_the_client_for_the_share() {
+    let mut server = Server::start_http(
+        &format!(
+            "config_version = 1\n[limits]\nhttp_connections = 8\n{LOOPBACK}trusted_proxies = [\"127.0.0.2\"]\n"
+        ),
+        &[],
+    );
+    let addr = server.http_addr();
+    let proxy = [127, 0, 0, 2];
+    let xff = "X-Forwarded-For: 198.51.100.7, 127.0.0.2\r\n";
+    // Two requests in progress for one client fill its share (a quarter of 8).
+    let held: Vec<TcpStream> = (0..2).map(|_| held_request(proxy, addr, xff)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let third = list_from(proxy, addr, xff);
+    assert_eq!(third.status, 503, "{third:?}");
+    // Another client behind the same proxy, on the proxy's third
+    // connection: the proxy itself holds no share.
+    let other = list_from(proxy, addr, "Forwarded: for=\"198.51.100.8:4711\"\r\n");
+    assert_eq!(other.status, 200, "{other:?}");
+    // From a peer not listed the header is ignored.
+    let ignored = list_from([127, 0, 0, 3], addr, xff);
+    assert_eq!(ignored.status, 200, "{ignored:?}");
+    drop(held);
+    let counts = final_counts(&mut server);
+    assert_eq!(counts["too_many_from_peer"], json!(1), "{counts}");
 }

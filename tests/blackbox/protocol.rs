@@ -378,3 +378,25 @@ fn answers_lines_that_are_not_json_with_a_parse_error() {
     let list = server.request("tools/list", json!({}));
     assert!(list["result"]["tools"].is_array(), "{list}");
 }
+
+// Verifies: REQ-MCP-002, REQ-MCP-004 (a 20 MB line is answered with Invalid Request saying the message is too large, id null, never echoing it; the next line is answered)
+#[test]
+fn answers_a_line_over_the_bound_as_too_large() {
+    let mut server = Server::start(None);
+    server.initialize();
+    let mut huge =
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"x\":\"".to_vec();
+    huge.resize(20 * 1024 * 1024, b'a');
+    huge.extend_from_slice(b"\"}}\n");
+    server.send_raw(&huge);
+    let answer = server
+        .next_message(Duration::from_secs(20))
+        .expect("an answer to a line over the bound");
+    assert_eq!(answer["error"]["code"], json!(-32600), "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("too large"), "{answer}");
+    assert!(!answer.to_string().contains("aaaa"), "{answer}");
+    let list = server.request("tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+}

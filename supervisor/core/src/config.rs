@@ -214,6 +214,60 @@ pub struct HttpConfig {
     pub allowed_origins: Vec<String>,
     /// Host header values allowed besides the loopback names.
     pub allowed_hosts: Vec<String>,
+    /// Peers (reverse proxies) whose `Forwarded` / `X-Forwarded-For` name
+    /// the client; empty: those headers are ignored.
+    pub trusted_proxies: Vec<IpBlock>,
+}
+
+/// An address block: an address and how many leading bits of it count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpBlock {
+    addr: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl IpBlock {
+    /// `10.0.0.0/8`, `fd00::/8`, or one address; `None` when malformed.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (addr, prefix) = match text.split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (text, None),
+        };
+        let addr: std::net::IpAddr = addr.parse().ok()?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => p.parse().ok()?,
+            Some(_) => return None,
+        };
+        (prefix <= max).then_some(Self { addr, prefix })
+    }
+
+    /// Whether `ip` lies in the block (an IPv4-mapped IPv6 address as the
+    /// IPv4 address).
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        let ip = match ip {
+            std::net::IpAddr::V6(v6) => v6
+                .to_ipv4_mapped()
+                .map_or(std::net::IpAddr::V6(v6), std::net::IpAddr::V4),
+            v4 => v4,
+        };
+        let bits = |a: std::net::IpAddr| -> u128 {
+            match a {
+                std::net::IpAddr::V4(v4) => u128::from(u32::from(v4)),
+                std::net::IpAddr::V6(v6) => u128::from(v6),
+            }
+        };
+        let width: u32 = if self.addr.is_ipv4() { 32 } else { 128 };
+        if ip.is_ipv4() != self.addr.is_ipv4() {
+            return false;
+        }
+        let shift = width - u32::from(self.prefix);
+        if shift >= 128 {
+            return true;
+        }
+        bits(ip) >> shift == bits(self.addr) >> shift
+    }
 }
 
 /// `[sandbox]`: what to do where a confinement layer is unavailable.

@@ -1,6 +1,7 @@
 //! What one connection and one peer may hold of the listener (REQ-SEC-018):
-//! an HTTP/2 connection with no open stream is closed after LIM-H3, and one
-//! peer address holds at most a quarter of LIM-H1.
+//! an HTTP/2 connection with no open stream is closed after LIM-H3, one
+//! that sends SETTINGS or PING frames past LIM-H8 is told to go away, and
+//! one peer address holds at most a quarter of LIM-H1.
 //!
 //! hyper's HTTP/2 server has keep-alive pings, a stream bound and a header
 //! list bound, which the listener sets, but neither an idle timeout nor a
@@ -16,10 +17,11 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rypsok_proto::limits;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -34,6 +36,8 @@ pub(super) struct Streams {
     open: AtomicUsize,
     idle_since: Mutex<Instant>,
     changed: Notify,
+    /// Set once the peer sent control frames past LIM-H8.
+    flooded: AtomicBool,
 }
 
 impl Streams {
@@ -43,6 +47,7 @@ impl Streams {
             open: AtomicUsize::new(0),
             idle_since: Mutex::new(Instant::now()),
             changed: Notify::new(),
+            flooded: AtomicBool::new(false),
         })
     }
 
@@ -52,6 +57,11 @@ impl Streams {
         self.open.fetch_add(1, Ordering::AcqRel);
         self.changed.notify_one();
         StreamGuard(Arc::clone(self))
+    }
+
+    /// Since when the connection serves nothing, if it serves nothing now.
+    pub(super) fn idle_since(&self) -> Option<Instant> {
+        (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since))
     }
 
     /// When the connection becomes idle too long, if it serves nothing now.
@@ -83,6 +93,8 @@ pub(super) enum Ended {
     Done(Result<(), hyper::Error>),
     /// Closed by the listener: no open stream for the idle bound.
     Idle,
+    /// Closed by the listener: control frames past LIM-H8.
+    Flooded,
 }
 
 /// Runs an HTTP/2 connection to its end; closes it once it has had no
@@ -100,6 +112,11 @@ where
 {
     let mut conn = std::pin::pin!(conn);
     loop {
+        if streams.flooded.load(Ordering::Acquire) {
+            shutdown(conn.as_mut());
+            let _ = tokio::time::timeout(GOAWAY_GRACE, conn.as_mut()).await;
+            return Ended::Flooded;
+        }
         let deadline = streams.idle_deadline(idle);
         let sleep = async {
             match deadline {
@@ -121,6 +138,85 @@ where
                     return Ended::Idle;
                 }
             }
+        }
+    }
+}
+
+/// SETTINGS and PING frames (acknowledgements not counted) an HTTP/2
+/// connection sends, read from its bytes as they arrive: hyper and h2 answer
+/// each one, and have no bound on how many (h2 bounds resets only). Past
+/// LIM-H8 within one second the connection is marked flooded: `drive_h2`
+/// sends GOAWAY and closes it, and nothing more of it is read.
+#[derive(Debug)]
+pub(super) struct ControlFrames {
+    streams: Arc<Streams>,
+    /// The frame header being read, and how much of it is here.
+    header: [u8; 9],
+    have: usize,
+    /// Payload bytes of the current frame still to pass.
+    skip: usize,
+    window_start: Instant,
+    in_window: u32,
+}
+
+/// Frame types that each ask for an answer (RFC 9113 §6.5, §6.7).
+const SETTINGS: u8 = 0x4;
+const PING: u8 = 0x6;
+/// Their ACK flag: an acknowledgement asks for nothing.
+const ACK: u8 = 0x1;
+
+impl ControlFrames {
+    /// Watches the frames that follow the connection preface.
+    pub(super) fn new(streams: &Arc<Streams>) -> Self {
+        Self {
+            streams: Arc::clone(streams),
+            header: [0; 9],
+            have: 0,
+            skip: 0,
+            window_start: Instant::now(),
+            in_window: 0,
+        }
+    }
+
+    /// Whether the connection is marked flooded.
+    pub(super) fn is_flooded(&self) -> bool {
+        self.streams.flooded.load(Ordering::Acquire)
+    }
+
+    /// Reads frame headers out of bytes just received.
+    pub(super) fn observe(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.skip > 0 {
+                let n = self.skip.min(bytes.len());
+                self.skip -= n;
+                bytes = &bytes[n..];
+                continue;
+            }
+            let n = (self.header.len() - self.have).min(bytes.len());
+            self.header[self.have..self.have + n].copy_from_slice(&bytes[..n]);
+            self.have += n;
+            bytes = &bytes[n..];
+            if self.have == self.header.len() {
+                self.have = 0;
+                let h = self.header;
+                self.skip = usize::from(h[0]) << 16 | usize::from(h[1]) << 8 | usize::from(h[2]);
+                if matches!(h[3], SETTINGS | PING) && h[4] & ACK == 0 {
+                    self.count_one(Instant::now());
+                }
+            }
+        }
+    }
+
+    fn count_one(&mut self, now: Instant) {
+        if now.duration_since(self.window_start) >= Duration::from_secs(1) {
+            self.window_start = now;
+            self.in_window = 0;
+        }
+        self.in_window += 1;
+        if self.in_window > limits::HTTP2_CONTROL_FRAMES_PER_S
+            && !self.streams.flooded.swap(true, Ordering::AcqRel)
+        {
+            self.streams.changed.notify_one();
         }
     }
 }
@@ -161,7 +257,7 @@ impl PeerLimit {
 }
 
 /// The address a peer is counted under.
-fn peer_key(peer: IpAddr) -> IpAddr {
+pub(super) fn peer_key(peer: IpAddr) -> IpAddr {
     match peer {
         IpAddr::V4(v4) => IpAddr::V4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -181,6 +277,13 @@ pub(super) struct PeerPermit {
     key: IpAddr,
 }
 
+impl PeerPermit {
+    /// The address the connection is counted under.
+    pub(super) fn key(&self) -> IpAddr {
+        self.key
+    }
+}
+
 impl Drop for PeerPermit {
     fn drop(&mut self) {
         let mut held = lock(&self.limit.held);
@@ -196,6 +299,41 @@ impl Drop for PeerPermit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn frame(kind: u8, flags: u8, payload: &[u8]) -> Vec<u8> {
+        let n = u32::try_from(payload.len()).unwrap_or(0);
+        let mut f = n.to_be_bytes()[1..].to_vec();
+        f.extend_from_slice(&[kind, flags, 0, 0, 0, 0]);
+        f.extend_from_slice(payload);
+        f
+    }
+
+    // Verifies: REQ-SEC-018 (SETTINGS and PING frames past LIM-H8 in a second mark the connection flooded; acknowledgements and other frames do not count, however they are split)
+    #[tokio::test]
+    async fn control_frames_past_the_rate_mark_a_flood() {
+        let streams = Streams::new();
+        let mut watch = ControlFrames::new(&streams);
+        let max = limits::HTTP2_CONTROL_FRAMES_PER_S as usize;
+        let mut calm = Vec::new();
+        for _ in 0..max * 3 {
+            calm.extend(frame(PING, ACK, &[0; 8]));
+            calm.extend(frame(0x0, 0, &[6; 40]));
+            calm.extend(frame(SETTINGS, ACK, &[]));
+        }
+        calm.extend(frame(SETTINGS, 0, &[0; 6]));
+        for chunk in calm.chunks(7) {
+            watch.observe(chunk);
+        }
+        assert!(!watch.is_flooded());
+        let mut pings = Vec::new();
+        for _ in 0..max {
+            pings.extend(frame(PING, 0, &[1; 8]));
+        }
+        for chunk in pings.chunks(5) {
+            watch.observe(chunk);
+        }
+        assert!(watch.is_flooded());
+    }
 
     // Verifies: REQ-SEC-018 (one peer holds at most a quarter of LIM-H1; an IPv6 peer is counted by its /64)
     #[test]

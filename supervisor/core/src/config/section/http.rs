@@ -1,10 +1,10 @@
-//! `[http]`: the listener, its token and the browser origins and host names
-//! it admits.
+//! `[http]`: the listener, its token, the browser origins and host names
+//! it admits, and the reverse proxies whose forwarding headers it reads.
 
 use std::net::SocketAddr;
 
-use crate::config::HttpConfig;
 use crate::config::reader::{Lookup, Problems, Section};
+use crate::config::{HttpConfig, IpBlock};
 
 /// The default listener: loopback, where no token is needed.
 const DEFAULT_BIND: &str = "127.0.0.1:8808";
@@ -37,6 +37,18 @@ pub(in crate::config) fn http(s: &mut Section<'_>, p: &mut Problems) -> Option<H
     }
     let allowed_origins = s.strings(p, "allowed_origins").or(Vec::new());
     let allowed_hosts = s.strings(p, "allowed_hosts").or(Vec::new());
+    let trusted_proxies = s.strings(p, "trusted_proxies").or(Vec::new());
+    let trusted_proxies: Option<Vec<IpBlock>> = trusted_proxies.and_then(|items| {
+        let blocks: Vec<Option<IpBlock>> = items.iter().map(|t| IpBlock::parse(t)).collect();
+        if blocks.iter().any(Option::is_none) {
+            p.push(
+                s.key_path("trusted_proxies"),
+                "expected addresses or CIDR blocks such as 10.0.0.0/8",
+            );
+            return None;
+        }
+        Some(blocks.into_iter().flatten().collect())
+    });
     Some(HttpConfig {
         bind: bind?,
         auth_token: match auth_token {
@@ -46,9 +58,37 @@ pub(in crate::config) fn http(s: &mut Section<'_>, p: &mut Problems) -> Option<H
         },
         allowed_origins: owned(allowed_origins?),
         allowed_hosts: owned(allowed_hosts?),
+        trusted_proxies: trusted_proxies?,
     })
 }
 
 fn owned(items: Vec<&str>) -> Vec<String> {
     items.into_iter().map(str::to_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Verifies: REQ-SEC-018 (a trusted proxy is an address or a CIDR block; anything else is refused)
+    #[test]
+    fn reads_address_blocks() {
+        let block = IpBlock::parse("10.1.0.0/16");
+        assert!(block.is_some_and(|b| b.contains("10.1.200.3".parse().unwrap_or(DEFAULT_IP))));
+        assert!(block.is_some_and(|b| !b.contains("10.2.0.1".parse().unwrap_or(DEFAULT_IP))));
+        assert!(block.is_some_and(|b| b.contains("::ffff:10.1.0.9".parse().unwrap_or(DEFAULT_IP))));
+        let one = IpBlock::parse("127.0.0.2");
+        assert!(one.is_some_and(|b| b.contains("127.0.0.2".parse().unwrap_or(DEFAULT_IP))));
+        assert!(one.is_some_and(|b| !b.contains("127.0.0.1".parse().unwrap_or(DEFAULT_IP))));
+        let v6 = IpBlock::parse("fd00::/8");
+        assert!(v6.is_some_and(|b| b.contains("fd12::1".parse().unwrap_or(DEFAULT_IP))));
+        assert!(v6.is_some_and(|b| !b.contains("10.0.0.1".parse().unwrap_or(DEFAULT_IP))));
+        assert!(IpBlock::parse("0.0.0.0/0").is_some_and(|b| b.contains(DEFAULT_IP)));
+        for bad in ["10.0.0.0/33", "10.0.0.0/", "example.org", "10.0.0.0/+8", ""] {
+            assert!(IpBlock::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    const DEFAULT_IP: std::net::IpAddr =
+        std::net::IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 1));
 }
