@@ -353,3 +353,87 @@ fn check_accepts_the_packaged_example() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `rypsok check` with only these variables set (besides PATH).
+fn check_with_env(env: &[(&str, &std::path::Path)]) -> (Option<i32>, String, String) {
+    let mut command = Command::new(binary());
+    command.arg("check").env_clear();
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("run check");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// Verifies: REQ-CFG-001, REQ-CFG-003 (without --config the user's file is read, and check names the file it read or that none was)
+#[test]
+fn check_reads_and_names_the_users_configuration_file() {
+    let home = TempDir::new("xdg");
+    std::fs::create_dir_all(home.path().join("rypsok")).expect("folder");
+    let file = home.write(
+        "rypsok/rypsok.toml",
+        "config_version = 1\n[limits]\nbogus = 1\n",
+    );
+    let (code, stdout, stderr) = check_with_env(&[("XDG_CONFIG_HOME", home.path())]);
+    assert_eq!(code, Some(1), "the file's problem counts: {stdout}{stderr}");
+    assert!(stderr.contains("limits.bogus"), "{stderr}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", file.display())),
+        "{stdout}"
+    );
+    // HOME's .config is the default folder.
+    let dot_config = TempDir::new("home");
+    std::fs::create_dir_all(dot_config.path().join(".config/rypsok")).expect("folder");
+    let file = dot_config.write(".config/rypsok/rypsok.toml", "config_version = 1\n");
+    let (code, stdout, stderr) = check_with_env(&[("HOME", dot_config.path())]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", file.display())),
+        "{stdout}"
+    );
+    // RYPSOK_CONFIG names one, which wins.
+    let named = home.write("named.toml", "config_version = 1\n");
+    let (code, stdout, _) =
+        check_with_env(&[("XDG_CONFIG_HOME", home.path()), ("RYPSOK_CONFIG", &named)]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", named.display())),
+        "{stdout}"
+    );
+    // None at all: the defaults, and check says so.
+    let empty = TempDir::new("xdg-empty");
+    let (code, stdout, _) = check_with_env(&[("XDG_CONFIG_HOME", empty.path())]);
+    if !std::path::Path::new("/etc/rypsok/rypsok.toml").exists() {
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(
+            stdout.contains("configuration file: none (the defaults apply)"),
+            "{stdout}"
+        );
+    }
+}
+
+// Verifies: REQ-CFG-001, REQ-OPS-002 (serve reads the user's file without --config, and its started line names it)
+#[test]
+fn serve_names_the_configuration_file_in_its_started_line() {
+    let home = TempDir::new("xdg-serve");
+    std::fs::create_dir_all(home.path().join("rypsok")).expect("folder");
+    let file = home.write("rypsok/rypsok.toml", "config_version = 1\n");
+    let home_path = home.path().to_string_lossy().into_owned();
+    let mut server = Server::start_with_env(None, &[("XDG_CONFIG_HOME", &home_path)]);
+    server.initialize();
+    let started = server.await_log(
+        &[("event", serde_json::json!("started"))],
+        Duration::from_secs(10),
+    );
+    let started = started.expect("a started line");
+    assert_eq!(
+        started["config_file"],
+        serde_json::json!(file.to_string_lossy()),
+        "{started}"
+    );
+    let _ = server.close_and_wait(Duration::from_secs(10));
+}
