@@ -254,7 +254,7 @@ fn health_asks_the_listener_with_its_token() {
     assert!(stderr.contains("no connection"), "{stderr}");
 }
 
-// Verifies: REQ-DEP-005 (the manual page is generated from the command line's definition)
+// Verifies: REQ-DEP-005, REQ-CFG-001 (the manual page is generated from the command line's definition; its FILES section gives the search order)
 #[test]
 fn the_manual_page_describes_the_public_commands() {
     let out = Command::new(binary())
@@ -267,7 +267,15 @@ fn the_manual_page_describes_the_public_commands() {
         page.starts_with(".ie") || page.contains(".TH rypsok 1"),
         "{page}"
     );
-    for word in ["serve", "check", "health", "RYPSOK_CONFIG"] {
+    for word in [
+        "serve",
+        "check",
+        "health",
+        "RYPSOK_CONFIG",
+        ".SH FILES",
+        "/etc/rypsok/rypsok.toml",
+        "XDG_CONFIG_HOME",
+    ] {
         assert!(page.contains(word), "{word} missing from the manual page");
     }
     assert!(!page.contains("__worker"), "hidden commands stay hidden");
