@@ -437,3 +437,71 @@ fn serve_names_the_configuration_file_in_its_started_line() {
     );
     let _ = server.close_and_wait(Duration::from_secs(10));
 }
+
+// Verifies: REQ-CFG-004, REQ-CFG-005 (check warns when an engine's key is an obvious placeholder, without repeating it)
+#[test]
+fn check_warns_on_a_placeholder_key() {
+    let out = Command::new(binary())
+        .arg("check")
+        .env_clear()
+        .env("BRAVE_API_KEY", "your-brave-search-key")
+        .output()
+        .expect("run check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a warning, not a problem: {stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "warning: engines.brave.api_key_env: the environment variable BRAVE_API_KEY holds a placeholder, not a key"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("your-brave") && !stdout.contains("your-brave"),
+        "{stderr}"
+    );
+    // A real-looking key draws no warning.
+    let out = Command::new(binary())
+        .arg("check")
+        .env_clear()
+        .env("BRAVE_API_KEY", "BSAq7rT0kLm2Xw9vYz3N")
+        .output()
+        .expect("run check");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("placeholder"),
+        "{out:?}"
+    );
+}
+
+// Verifies: REQ-CFG-004, REQ-OPS-001 (check and serve follow one rule: an engine whose key file cannot be read is a warning and serve starts without it)
+#[test]
+fn check_and_serve_agree_on_an_unreadable_engine_key() {
+    let dir = TempDir::new("unreadable-key");
+    let text = "config_version = 1\n[engines.brave]\ntype = \"brave\"\napi_key_file = \"/nonexistent/brave-key\"\n";
+    let path = dir.write("rypsok.toml", text);
+    let out = Command::new(binary())
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .env_clear()
+        .output()
+        .expect("run check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: engines.brave.api_key_file: cannot read the file /nonexistent/brave-key"
+        ),
+        "{stderr}"
+    );
+    let mut server = Server::start(Some(text));
+    let init = server.initialize();
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let status = server.call("engine_status", serde_json::json!({}));
+    assert!(status.to_string().contains("brave"), "{status}");
+    let _ = server.close_and_wait(Duration::from_secs(10));
+}
