@@ -431,3 +431,28 @@ fn every_relative_link_and_named_path_in_the_markdown_files_exists() {
         broken.join("\n")
     );
 }
+
+// Verifies: REQ-DEP-005 (the README's first screen states the Rust version rust-toolchain.toml pins, and the install lines from a machine without Rust)
+#[test]
+fn the_readme_states_the_pinned_rust_version_on_its_first_screen() {
+    let toolchain =
+        std::fs::read_to_string(workspace_file("rust-toolchain.toml")).expect("toolchain");
+    let channel = toolchain
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("channel = "))
+        .map(|v| v.trim_matches('"').to_owned())
+        .expect("a pinned channel");
+    let readme = std::fs::read_to_string(workspace_file("README.md")).expect("README");
+    let first_screen: String = readme.lines().take(25).collect::<Vec<_>>().join("\n");
+    for line in [
+        format!("Rust {channel}"),
+        "sh.rustup.rs".to_owned(),
+        "cargo install --locked --path supervisor".to_owned(),
+        "rypsok check".to_owned(),
+    ] {
+        assert!(
+            first_screen.contains(&line),
+            "{line} missing from the README's first screen"
+        );
+    }
+}
