@@ -1,3 +1,4 @@
 # MCP Inspector, command-line mode: list rypsok's tools. The `--` keeps the
 # Inspector from reading rypsok's own `--transport` as its option.
-npx @modelcontextprotocol/inspector --cli -e BRAVE_API_KEY=your-brave-search-key --method tools/list -- /usr/bin/rypsok serve --transport stdio
+# With a Brave Search key, add `-e BRAVE_API_KEY="$BRAVE_API_KEY"` before `--method`.
+npx @modelcontextprotocol/inspector --cli --method tools/list -- rypsok serve --transport stdio

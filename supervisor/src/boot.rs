@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -14,6 +14,10 @@ use rypsok_core::{Config, Services};
 use rypsok_proto::{NetInit, WorkerKind};
 
 use crate::workers::{SandboxRequirements, Spawner, WorkerSpec, Workers};
+
+/// The configuration file read (or that none was), for the `started` line:
+/// set once by `run`, before either transport starts.
+static CONFIG_FILE: OnceLock<String> = OnceLock::new();
 
 /// How to start each kind of worker under this configuration.
 pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
@@ -57,13 +61,15 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
 }
 
 /// Starts logging and the runtime, then serves with `serve` (a
-/// transport's entry point) until it returns.
-pub(crate) fn run<F, Fut>(config: Config, serve: F) -> Result<ExitCode>
+/// transport's entry point) until it returns. `config_file` names the
+/// configuration file read, for the `started` line.
+pub(crate) fn run<F, Fut>(config: Config, config_file: String, serve: F) -> Result<ExitCode>
 where
     F: FnOnce(Config) -> Fut,
     Fut: Future<Output = Result<ExitCode>>,
 {
     crate::telemetry::init("supervisor", config.logging.level);
+    let _ = CONFIG_FILE.set(config_file);
     let runtime = runtime()?;
     let result = runtime.block_on(serve(config));
     // A blocking read of stdin (stdio) must not keep the process alive.
@@ -100,6 +106,7 @@ pub(crate) async fn start(
     tracing::info!(
         event = "started",
         transport,
+        config_file = CONFIG_FILE.get().map_or("", String::as_str),
         workers = pids.len(),
         version = env!("CARGO_PKG_VERSION"),
         "rypsok serving"

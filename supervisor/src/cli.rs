@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rypsok_core::{Config, ConfigProblem};
 use rypsok_proto::{LogLevel, WorkerKind};
 
+use crate::config_file::Chosen;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "rypsok",
@@ -16,7 +18,10 @@ use rypsok_proto::{LogLevel, WorkerKind};
     about = "A local MCP server that gives AI agents the web safely"
 )]
 struct Cli {
-    /// Configuration file (TOML). Without one, the defaults apply.
+    /// Configuration file (TOML). Without one, the first that exists of
+    /// `$XDG_CONFIG_HOME/rypsok/rypsok.toml` (by default under `~/.config`)
+    /// and `/etc/rypsok/rypsok.toml` is read; without any, the defaults
+    /// apply.
     #[arg(long, global = true, env = "RYPSOK_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
     /// Without a command, rypsok serves MCP on stdin and stdout, as
@@ -140,8 +145,8 @@ pub(crate) fn run() -> Result<ExitCode> {
             std::io::Write::write_all(&mut std::io::stdout().lock(), &manpage()?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check { online } => Ok(check(cli.config.as_deref(), online)),
-        Command::Health => match load(cli.config.as_deref()) {
+        Command::Check { online } => Ok(check(&chosen(cli.config.as_deref()), online)),
+        Command::Health => match load(&chosen(cli.config.as_deref())) {
             Ok(config) => Ok(match crate::health::check(&config) {
                 Ok(addr) => {
                     eprintln!("healthy: the listener at {addr} answered tools/list");
@@ -160,21 +165,27 @@ pub(crate) fn run() -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
-        Command::Serve { transport } => match load(cli.config.as_deref()) {
-            Ok(config) => match transport {
-                Transport::Stdio => crate::boot::run(config, crate::stdio::serve),
-                Transport::Http => crate::boot::run(config, crate::http::serve),
-            },
-            Err(problems) => {
-                for p in &problems {
-                    eprintln!("{p}");
+        Command::Serve { transport } => {
+            let chosen = chosen(cli.config.as_deref());
+            match load(&chosen) {
+                Ok(config) => {
+                    let read = chosen.describe();
+                    match transport {
+                        Transport::Stdio => crate::boot::run(config, read, crate::stdio::serve),
+                        Transport::Http => crate::boot::run(config, read, crate::http::serve),
+                    }
                 }
-                eprintln!(
-                    "rypsok: the configuration is invalid; nothing started (see `rypsok check`)"
-                );
-                Ok(ExitCode::from(1))
+                Err(problems) => {
+                    for p in &problems {
+                        eprintln!("{p}");
+                    }
+                    eprintln!(
+                        "rypsok: the configuration is invalid; nothing started (see `rypsok check`)"
+                    );
+                    Ok(ExitCode::from(1))
+                }
             }
-        },
+        }
     }
 }
 
@@ -182,10 +193,10 @@ pub(crate) fn run() -> Result<ExitCode> {
 /// stderr (one line each, with its key path); exit 1 when `serve` would
 /// refuse the configuration or its workers.
 #[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
-fn check(path: Option<&std::path::Path>, online: bool) -> ExitCode {
-    let config = match load(path) {
+fn check(chosen: &Chosen, online: bool) -> ExitCode {
+    let config = match load(chosen) {
         Ok(config) => config,
-        Err(problems) => return invalid(&problems),
+        Err(problems) => return invalid(&problems, chosen),
     };
     // What the file names but cannot be read only shows when read: the
     // adapter reads it here, as serve will at start.
@@ -194,9 +205,10 @@ fn check(path: Option<&std::path::Path>, online: bool) -> ExitCode {
         eprintln!("{warning}");
     }
     if !problems.is_empty() {
-        return invalid(&problems);
+        return invalid(&problems, chosen);
     }
     println!("configuration valid");
+    println!("configuration file: {}", chosen.describe());
     // The configuration is only half of whether serve can work: the other
     // half is what this kernel lets the workers do.
     if !check_confinement(&config) {
@@ -271,11 +283,12 @@ fn check_online(config: Config) -> ExitCode {
 
 /// Each problem on stderr, the verdict on stdout; exit 1.
 #[allow(clippy::print_stderr, clippy::print_stdout)] // check speaks no MCP: its verdict is its output
-fn invalid(problems: &[ConfigProblem]) -> ExitCode {
+fn invalid(problems: &[ConfigProblem], chosen: &Chosen) -> ExitCode {
     for p in problems {
         eprintln!("{p}");
     }
     println!("configuration invalid: {} problem(s)", problems.len());
+    println!("configuration file: {}", chosen.describe());
     ExitCode::from(1)
 }
 
@@ -391,6 +404,14 @@ fn manpage() -> Result<Vec<u8>> {
         ".SH EXIT STATUS\n0 on success; 1 for an invalid configuration, workers refused, \
          or an unhealthy listener; 2 for a usage error.\n",
     );
+    text.push_str(&format!(
+        ".SH FILES\n.TP\n\\fB$XDG_CONFIG_HOME/rypsok/rypsok.toml\\fR\n\
+         The user's configuration (\\fB~/.config/rypsok/rypsok.toml\\fR when \\fBXDG_CONFIG_HOME\\fR is unset), \
+         read when neither \\fB\\-\\-config\\fR nor \\fBRYPSOK_CONFIG\\fR names a file.\n\
+         .TP\n\\fB{}\\fR\nThe system's configuration (the packages install one), read when none of the above exists. \
+         Without any file the defaults apply; \\fBrypsok check\\fR and the \\fBstarted\\fR log line name the file read.\n",
+        crate::config_file::SYSTEM_FILE
+    ));
     text.push_str(
         ".SH SEE ALSO\n/usr/share/doc/rypsok/README.md, /usr/share/doc/rypsok/SECURITY.md\n",
     );
@@ -398,9 +419,14 @@ fn manpage() -> Result<Vec<u8>> {
     Ok(page)
 }
 
-/// Loads the configuration file, or the defaults when none is named.
-fn load(path: Option<&std::path::Path>) -> Result<Config, Vec<ConfigProblem>> {
-    match path {
+/// The configuration file to read: the one named, else the search order's.
+fn chosen(named: Option<&std::path::Path>) -> Chosen {
+    crate::config_file::choose_here(named)
+}
+
+/// Loads the chosen configuration file, or the defaults when there is none.
+fn load(chosen: &Chosen) -> Result<Config, Vec<ConfigProblem>> {
+    match chosen.path() {
         Some(path) => crate::secrets::load_file(path),
         None => Ok(Config::defaults()),
     }

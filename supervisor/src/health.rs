@@ -30,8 +30,9 @@ const REVISION: &str = "2026-07-28";
 /// text of the answer.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Unhealthy {
-    /// The token is configured but could not be read.
-    TokenUnreadable,
+    /// The token is configured but could not be read: the variable or the
+    /// file it names, and why.
+    TokenUnreadable(crate::secrets::Unreadable),
     /// No connection (refused, unreachable, timed out).
     Connect(std::io::ErrorKind),
     /// The connection failed or stalled while sending or reading.
@@ -45,7 +46,7 @@ pub(crate) enum Unhealthy {
 impl std::fmt::Display for Unhealthy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::TokenUnreadable => f.write_str("the [http] token could not be read"),
+            Self::TokenUnreadable(why) => write!(f, "the [http] token could not be read: {why}"),
             Self::Connect(kind) => write!(f, "no connection to the listener ({kind})"),
             Self::Io(kind) => write!(f, "the exchange with the listener failed ({kind})"),
             Self::Status(code) => write!(f, "the listener answered HTTP {code}"),
@@ -69,9 +70,9 @@ pub(crate) fn target(bind: SocketAddr) -> SocketAddr {
 pub(crate) fn check(config: &Config) -> Result<SocketAddr, Unhealthy> {
     let token = match &config.http.auth_token {
         None => None,
-        Some(reference) => {
-            Some(crate::secrets::read_secret(reference).ok_or(Unhealthy::TokenUnreadable)?)
-        }
+        Some(reference) => Some(
+            crate::secrets::read_secret_or_why(reference).map_err(Unhealthy::TokenUnreadable)?,
+        ),
     };
     let addr = target(config.http.bind);
     ask(addr, token.as_deref())?;

@@ -19,7 +19,9 @@
 //! forever. An HTTP/2 connection with no open stream is closed after
 //! LIM-H3, and one sending control frames past LIM-H8 gets GOAWAY
 //! (`bounds`). The SDK's 415 text, its parser's message, is replaced by a
-//! fixed one, since it can quote the body.
+//! fixed one, since it can quote the body; its 403 is told with the key that
+//! admits the header, and its 202 for a DELETE that ends a session is
+//! answered 200, as the clients expect.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -352,6 +354,7 @@ impl Gate {
             Ok(None) => return self.refuse(Reason::RequestTimeout, StatusCode::REQUEST_TIMEOUT),
         };
         let is_post = parts.method == Method::POST;
+        let is_delete = parts.method == Method::DELETE;
         // The SDK would answer 415 with its parser's message, which can
         // quote the body: a body that is not JSON is refused here with a
         // fixed text.
@@ -415,14 +418,51 @@ impl Gate {
             );
             return fixed;
         }
+        if is_delete && response.status() == StatusCode::ACCEPTED {
+            // A session ended is answered 200, as the protocol's examples
+            // and the SDKs' clients expect; the SDK answers 202.
+            return plain(StatusCode::OK, "");
+        }
+        if response.status() == StatusCode::FORBIDDEN {
+            self.counts.add(Reason::SdkForbidden);
+            return plain(StatusCode::FORBIDDEN, forbidden_text(response).await);
+        }
         match response.status() {
             StatusCode::BAD_REQUEST => self.counts.add(Reason::SdkBadRequest),
-            StatusCode::FORBIDDEN => self.counts.add(Reason::SdkForbidden),
             StatusCode::NOT_ACCEPTABLE => self.counts.add(Reason::SdkNotAcceptable),
             StatusCode::PAYLOAD_TOO_LARGE => self.counts.add(Reason::SdkBodyTooLarge),
             _ => {}
         }
         Guarded::wrap(response, guard)
+    }
+}
+
+/// A plain-text answer of the gate's own.
+fn plain(status: StatusCode, text: &'static str) -> GateResponse {
+    let mut response = Response::new(Guarded::plain(text));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// The SDK's 403, told with the key that admits the refused header: the
+/// operator reading it learns what to configure.
+async fn forbidden_text(response: HttpResponse) -> &'static str {
+    let said = response
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    if said.windows(4).any(|w| w == b"Host") {
+        "Forbidden: the Host header names neither a loopback name nor one of [http] allowed_hosts"
+    } else if said.windows(6).any(|w| w == b"Origin") {
+        "Forbidden: the Origin header names neither a loopback origin nor one of [http] allowed_origins"
+    } else {
+        "Forbidden"
     }
 }
 

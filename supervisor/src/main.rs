@@ -7,6 +7,7 @@
 
 mod boot;
 mod cli;
+mod config_file;
 mod health;
 mod http;
 mod mcp;

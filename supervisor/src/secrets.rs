@@ -75,29 +75,42 @@ impl std::fmt::Display for Unreadable {
     }
 }
 
-/// The problems (a reference the file names that cannot be read: `serve
-/// --transport http` refuses an unreadable token, and an engine with an
-/// unreadable key is inactive) and the warnings (an engine whose driver's
-/// default variable is unset is inactive) of the secrets a configuration
-/// names. Each line holds the key and what it names, never a secret.
+/// The problems and the warnings of the secrets a configuration names,
+/// by one rule that `check` and `serve` share: a problem is what makes
+/// `serve` refuse to start (an unreadable `[http]` token: `serve --transport
+/// http` starts nothing), a warning what `serve` starts without (an engine
+/// whose key cannot be read, named or by its driver's default, is
+/// inactive; a key that looks like a placeholder). Each line holds the key
+/// and what it names, never a secret.
 pub(crate) fn credential_report(config: &Config) -> (Vec<ConfigProblem>, Vec<String>) {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     for key in config.credential_keys() {
-        let Err(why) = read_secret_or_why(key.reference) else {
-            continue;
+        let why = match read_secret_or_why(key.reference) {
+            Ok(secret) => {
+                if let Some(engine) = key.engine.filter(|_| is_placeholder(&secret)) {
+                    warnings.push(format!(
+                        "warning: {}: {} holds a placeholder, not a key; the engine {engine} would answer its first search unauthorized and rest",
+                        key.key,
+                        match key.reference {
+                            SecretRef::Env(name) => format!("the environment variable {name}"),
+                            SecretRef::File(path) => format!("the file {}", path.display()),
+                        }
+                    ));
+                }
+                continue;
+            }
+            Err(why) => why,
         };
-        let consequence = match key.engine {
-            Some(engine) => format!("; the engine {engine} will be inactive"),
-            None => "; serve --transport http will not start".to_owned(),
-        };
-        if key.written {
-            problems.push(ConfigProblem {
+        match key.engine {
+            Some(engine) => warnings.push(format!(
+                "warning: {}: {why}; the engine {engine} will be inactive",
+                key.key
+            )),
+            None => problems.push(ConfigProblem {
                 path: key.key,
-                message: format!("{why}{consequence}"),
-            });
-        } else {
-            warnings.push(format!("warning: {}: {why}{consequence}", key.key));
+                message: format!("{why}; serve --transport http will not start"),
+            }),
         }
     }
     (problems, warnings)
@@ -129,6 +142,23 @@ pub(crate) fn read_secret_or_why(reference: &SecretRef) -> Result<String, Unread
         }
     };
     Ok(secret)
+}
+
+/// Whether a secret is an obvious stand-in copied from an example
+/// (`your-brave-search-key`, `<API_KEY>`, `changeme`): no provider issues
+/// keys that read so, and sending one costs the engine a rest period.
+fn is_placeholder(secret: &str) -> bool {
+    let lower = secret.to_ascii_lowercase();
+    lower.starts_with("your")
+        || lower.starts_with('<')
+        || lower.starts_with("${")
+        || lower.contains("placeholder")
+        || lower.contains("changeme")
+        || lower.contains("change-me")
+        || lower.contains("paste")
+        || lower.contains("api-key")
+        || lower.contains("api_key")
+        || lower.chars().all(|c| c == 'x' || c == '*' || c == '.')
 }
 
 fn non_blank(raw: &str) -> Option<String> {

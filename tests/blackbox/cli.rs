@@ -353,3 +353,155 @@ fn check_accepts_the_packaged_example() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `rypsok check` with only these variables set (besides PATH).
+fn check_with_env(env: &[(&str, &std::path::Path)]) -> (Option<i32>, String, String) {
+    let mut command = Command::new(binary());
+    command.arg("check").env_clear();
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("run check");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// Verifies: REQ-CFG-001, REQ-CFG-003 (without --config the user's file is read, and check names the file it read or that none was)
+#[test]
+fn check_reads_and_names_the_users_configuration_file() {
+    let home = TempDir::new("xdg");
+    std::fs::create_dir_all(home.path().join("rypsok")).expect("folder");
+    let file = home.write(
+        "rypsok/rypsok.toml",
+        "config_version = 1\n[limits]\nbogus = 1\n",
+    );
+    let (code, stdout, stderr) = check_with_env(&[("XDG_CONFIG_HOME", home.path())]);
+    assert_eq!(code, Some(1), "the file's problem counts: {stdout}{stderr}");
+    assert!(stderr.contains("limits.bogus"), "{stderr}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", file.display())),
+        "{stdout}"
+    );
+    // HOME's .config is the default folder.
+    let dot_config = TempDir::new("home");
+    std::fs::create_dir_all(dot_config.path().join(".config/rypsok")).expect("folder");
+    let file = dot_config.write(".config/rypsok/rypsok.toml", "config_version = 1\n");
+    let (code, stdout, stderr) = check_with_env(&[("HOME", dot_config.path())]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", file.display())),
+        "{stdout}"
+    );
+    // RYPSOK_CONFIG names one, which wins.
+    let named = home.write("named.toml", "config_version = 1\n");
+    let (code, stdout, _) =
+        check_with_env(&[("XDG_CONFIG_HOME", home.path()), ("RYPSOK_CONFIG", &named)]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!("configuration file: {}", named.display())),
+        "{stdout}"
+    );
+    // None at all: the defaults, and check says so.
+    let empty = TempDir::new("xdg-empty");
+    let (code, stdout, _) = check_with_env(&[("XDG_CONFIG_HOME", empty.path())]);
+    if !std::path::Path::new("/etc/rypsok/rypsok.toml").exists() {
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(
+            stdout.contains("configuration file: none (the defaults apply)"),
+            "{stdout}"
+        );
+    }
+}
+
+// Verifies: REQ-CFG-001, REQ-OPS-002 (serve reads the user's file without --config, and its started line names it)
+#[test]
+fn serve_names_the_configuration_file_in_its_started_line() {
+    let home = TempDir::new("xdg-serve");
+    std::fs::create_dir_all(home.path().join("rypsok")).expect("folder");
+    let file = home.write("rypsok/rypsok.toml", "config_version = 1\n");
+    let home_path = home.path().to_string_lossy().into_owned();
+    let mut server = Server::start_with_env(None, &[("XDG_CONFIG_HOME", &home_path)]);
+    server.initialize();
+    let started = server.await_log(
+        &[("event", serde_json::json!("started"))],
+        Duration::from_secs(10),
+    );
+    let started = started.expect("a started line");
+    assert_eq!(
+        started["config_file"],
+        serde_json::json!(file.to_string_lossy()),
+        "{started}"
+    );
+    let _ = server.close_and_wait(Duration::from_secs(10));
+}
+
+// Verifies: REQ-CFG-004, REQ-CFG-005 (check warns when an engine's key is an obvious placeholder, without repeating it)
+#[test]
+fn check_warns_on_a_placeholder_key() {
+    let out = Command::new(binary())
+        .arg("check")
+        .env_clear()
+        .env("BRAVE_API_KEY", "your-brave-search-key")
+        .output()
+        .expect("run check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a warning, not a problem: {stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "warning: engines.brave.api_key_env: the environment variable BRAVE_API_KEY holds a placeholder, not a key"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("your-brave") && !stdout.contains("your-brave"),
+        "{stderr}"
+    );
+    // A real-looking key draws no warning.
+    let out = Command::new(binary())
+        .arg("check")
+        .env_clear()
+        .env("BRAVE_API_KEY", "BSAq7rT0kLm2Xw9vYz3N")
+        .output()
+        .expect("run check");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("placeholder"),
+        "{out:?}"
+    );
+}
+
+// Verifies: REQ-CFG-004, REQ-OPS-001 (check and serve follow one rule: an engine whose key file cannot be read is a warning and serve starts without it)
+#[test]
+fn check_and_serve_agree_on_an_unreadable_engine_key() {
+    let dir = TempDir::new("unreadable-key");
+    let text = "config_version = 1\n[engines.brave]\ntype = \"brave\"\napi_key_file = \"/nonexistent/brave-key\"\n";
+    let path = dir.write("rypsok.toml", text);
+    let out = Command::new(binary())
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .env_clear()
+        .output()
+        .expect("run check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: engines.brave.api_key_file: cannot read the file /nonexistent/brave-key"
+        ),
+        "{stderr}"
+    );
+    let mut server = Server::start(Some(text));
+    let init = server.initialize();
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let status = server.call("engine_status", serde_json::json!({}));
+    assert!(status.to_string().contains("brave"), "{status}");
+    let _ = server.close_and_wait(Duration::from_secs(10));
+}

@@ -379,7 +379,7 @@ fn the_gate_answers_its_rows() {
     assert_eq!(counts["body_too_large"], json!(1));
 }
 
-// Verifies: REQ-SEC-018 (the SDK's rows: 400, 403 Host and Origin, 406, 413 streamed, 415, 200 with -32602; hyper's 431)
+// Verifies: REQ-SEC-018 (the SDK's rows: 400, 403 Host and Origin naming the key that admits them, 406, 413 streamed, 415, 200 with -32602; hyper's 431)
 #[test]
 fn the_sdk_and_hyper_answer_theirs() {
     let mut server = start();
@@ -427,7 +427,14 @@ fn the_sdk_and_hyper_answer_theirs() {
     }
     request.push_str("\r\n");
     request.push_str(&body);
-    assert_eq!(exchange(addr, request.as_bytes()).status, 403);
+    let rebound = exchange(addr, request.as_bytes());
+    assert_eq!(rebound.status, 403);
+    // The refusal names the key that would admit it.
+    assert!(rebound.body.contains("[http] allowed_hosts"), "{rebound:?}");
+    assert!(
+        foreign.body.contains("[http] allowed_origins"),
+        "{foreign:?}"
+    );
 
     // 406: Accept lacks text/event-stream.
     let only_json = current(
@@ -589,6 +596,23 @@ fn a_configured_token_is_required() {
     );
 }
 
+// Verifies: REQ-MCP-006 (ending a session with DELETE is answered 200, as the SDKs' clients expect)
+#[test]
+fn ending_a_session_is_answered_200() {
+    let server = start();
+    let addr = server.http_addr();
+    let session = Session::open(addr, &[]).expect("a session");
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {LEGACY}\r\n\r\n",
+        session.id
+    );
+    let ended = exchange(addr, delete.as_bytes());
+    assert_eq!(ended.status, 200, "{ended:?}");
+    // The session is gone: a call in it is refused.
+    let after = session.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert!(after.status >= 400, "{after:?}");
+}
+
 // Verifies: REQ-SEC-024 (a handshake beyond LIM-H6 open sessions: the least recently used session gives way, its client gets 404)
 #[test]
 fn sessions_are_bounded() {
@@ -612,7 +636,9 @@ fn sessions_are_bounded() {
         sessions[1].id
     );
     let deleted = exchange(addr, delete.as_bytes());
-    assert!(deleted.status < 300, "{deleted:?}");
+    // 200, not the SDK's 202: the Python SDK reports any other status as a
+    // failed termination.
+    assert_eq!(deleted.status, 200, "{deleted:?}");
     let until = Instant::now() + Duration::from_secs(5);
     let mut reopened = Session::open(addr, &[]);
     while reopened.is_err() && Instant::now() < until {

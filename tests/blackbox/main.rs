@@ -42,6 +42,9 @@
 //! - `text_format`: the text block of a tool result in each
 //!   `[service] text_format`: the JSON, or Markdown with the web's text
 //!   fenced; the structured content the same in both.
+//! - `tutorials`: the book's tutorials run: every command a tutorial shows
+//!   executed (or listed with why it cannot be), its configurations and
+//!   answers compared with the binary's.
 //! - `workers`: worker processes: a SIGKILL during a call, no orphan after
 //!   end of input or SIGTERM, logs tagged with the process.
 
@@ -65,4 +68,5 @@ mod sandbox;
 mod search;
 mod status;
 mod text_format;
+mod tutorials;
 mod workers;

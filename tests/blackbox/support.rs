@@ -56,6 +56,11 @@ impl TempDir {
         Self(dir)
     }
 
+    /// The directory itself.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+
     pub(crate) fn write(&self, name: &str, text: &str) -> PathBuf {
         let path = self.0.join(name);
         std::fs::write(&path, text).expect("write temp file");
@@ -346,7 +351,9 @@ impl Server {
         cmd.args(args)
             .env_remove("RYPSOK_CONFIG")
             .env_remove("RYPSOK_TEST_PROBES")
-            .env_remove("BRAVE_API_KEY");
+            .env_remove("BRAVE_API_KEY")
+            // No file of this machine's user is read in its stead.
+            .env("XDG_CONFIG_HOME", dir.path());
         if let Some(text) = config {
             cmd.arg("--config").arg(dir.write("rypsok.toml", text));
         }

@@ -76,6 +76,9 @@ pub enum RuleError {
     /// `:0`, `:x`, `:65536` or an empty port.
     #[error("the port must be 1 to 65535 or *")]
     InvalidPort,
+    /// `8080:docs.example`: the port written before the host.
+    #[error("the port comes after the host: write HOST:PORT (docs.example:8080)")]
+    PortFirst,
     /// `http://intranet.example/`: a URL where a rule belongs.
     #[error(
         "a rule is a host, *.suffix or CIDR with an optional :PORT or :*, not a URL (example.org, *.example.org:8443, 10.0.0.0/8:*)"
@@ -104,6 +107,12 @@ pub fn parse_rule(text: &str) -> Result<EgressRule, RuleError> {
                 // address; say so rather than "invalid port".
                 if port.contains(':') {
                     return Err(RuleError::UnbracketedIpv6);
+                }
+                // `8080:host`: a number first and a name after is the two
+                // parts swapped, not a bad port.
+                let is_number = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+                if is_number(target) && port != "*" && !is_number(port) && !port.is_empty() {
+                    return Err(RuleError::PortFirst);
                 }
                 (target, parse_port(port)?)
             }
@@ -457,6 +466,8 @@ mod tests {
             ("example.org:+80", RuleError::InvalidPort),
             ("example.org:http", RuleError::InvalidPort),
             ("[::1]:", RuleError::InvalidPort),
+            ("8080:docs.example", RuleError::PortFirst),
+            ("8080:10.1.2.3", RuleError::PortFirst),
             ("http://intranet.example/", RuleError::Url),
             ("https://10.0.0.1:8443/docs", RuleError::Url),
             ("ftp://[fd00::1]", RuleError::Url),

@@ -282,12 +282,24 @@ impl Refused {
     }
 }
 
+/// What left a search with no engine, so that its message says what to
+/// change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoEngineFor {
+    /// The category, the language or the query's length, or engines
+    /// resting: no one argument to name.
+    Arguments,
+    /// Every engine of the category that was left was skipped for the
+    /// call's `time_range`.
+    TimeRange,
+}
+
 /// Why nothing could be returned: the reasons of `unavailable`, each with
 /// its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unavailable {
-    /// `no_engine`.
-    NoEngine,
+    /// `no_engine`, with what left none.
+    NoEngine(NoEngineFor),
     /// `all_failed`.
     AllFailed,
     /// `rate_limited`: the tool's rate limit, free again after this long.
@@ -370,7 +382,7 @@ impl Unavailable {
     /// Its word.
     pub const fn reason(&self) -> UnavailableReason {
         match self {
-            Self::NoEngine => UnavailableReason::NoEngine,
+            Self::NoEngine(_) => UnavailableReason::NoEngine,
             Self::AllFailed => UnavailableReason::AllFailed,
             Self::RateLimited { .. } => UnavailableReason::RateLimited,
             Self::Network => UnavailableReason::Network,
@@ -456,8 +468,8 @@ impl ToolError {
     }
 
     /// `unavailable`, `no_engine`.
-    pub fn no_engine() -> Self {
-        Self::Unavailable(Unavailable::NoEngine)
+    pub fn no_engine(why: NoEngineFor) -> Self {
+        Self::Unavailable(Unavailable::NoEngine(why))
     }
 
     /// `unavailable`, `all_failed`.
@@ -660,7 +672,8 @@ pub(crate) fn every_error() -> Vec<ToolError> {
         ToolError::denied_credential_in_url(),
         ToolError::secret_in_query(SecretKind::GithubToken, 3),
         ToolError::secret_in_url(SecretKind::UrlPassword, 8),
-        ToolError::no_engine(),
+        ToolError::no_engine(NoEngineFor::Arguments),
+        ToolError::no_engine(NoEngineFor::TimeRange),
         ToolError::all_failed(),
         ToolError::rate_limited(1500),
         ToolError::network(),

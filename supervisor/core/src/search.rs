@@ -27,12 +27,12 @@ use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::Driver;
-use crate::error::{DeniedReason, ToolError};
+use crate::error::{DeniedReason, NoEngineFor, ToolError};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
 use crate::response::SearchResponse;
-use crate::response::{EngineErrorClass, Notice, NoticeCode, Outcome};
+use crate::response::{EngineErrorClass, Notice, NoticeCode, NoticeReason, Outcome, SkipReason};
 use crate::secret;
 use crate::validate::SearchArgs;
 
@@ -124,7 +124,16 @@ fn select_engines<'a>(
         notices,
     );
     if selected.engines.is_empty() {
-        return Err(ToolError::no_engine());
+        // When time_range alone turned the engines away, say so: the caller
+        // can drop it, the operator can add an engine that filters by date.
+        let time_range = NoticeReason::Skipped(SkipReason::TimeRange);
+        let only_time_range =
+            !notices.is_empty() && notices.iter().all(|n| n.reason == Some(time_range));
+        return Err(ToolError::no_engine(if only_time_range {
+            NoEngineFor::TimeRange
+        } else {
+            NoEngineFor::Arguments
+        }));
     }
     let from_cache = selected.cached.iter().filter(|c| c.is_some()).count();
     tracing::info!(

@@ -165,7 +165,9 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "engines": {"type": "array", "items": {"type": "object", "properties": {
                 "id": {"type": "string"},
                 "state": {"type": "string", "enum": EngineState::words(), "description": STATE_DESCRIPTION},
-                "latency_ms": {"type": ["integer", "null"],
+                // anyOf rather than a type array: strict JSON Schema
+                // validators (the Inspector's) warn on union types.
+                "latency_ms": {"anyOf": [{"type": "integer"}, {"type": "null"}],
                     "description": "Median time of its recent answers in milliseconds; null before any."},
                 "reason": {"type": "string", "enum": DisabledReason::words(),
                     "description": "Why disabled: disabled (switched off by the operator) or no_credential (it needs an API key that is not configured)."}},
@@ -190,6 +192,37 @@ mod tests {
 
     fn two_language_config() -> Config {
         crate::config::load_str("[search]\nlanguages = [\"en\", \"ja\"]\n").unwrap()
+    }
+
+    /// Every `type` keyword in a schema that holds a list instead of one word.
+    fn union_types(schema: &Value, at: &str, found: &mut Vec<String>) {
+        match schema {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    if key == "type" && value.is_array() {
+                        found.push(at.to_owned());
+                    }
+                    union_types(value, &format!("{at}/{key}"), found);
+                }
+            }
+            Value::Array(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    union_types(item, &format!("{at}/{n}"), found);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+        }
+    }
+
+    // Verifies: REQ-MCP-008, REQ-STATUS-001 (no schema uses a type array, which strict validators such as the Inspector's warn about; a nullable value is anyOf)
+    #[test]
+    fn no_schema_uses_a_union_type() {
+        let mut found = Vec::new();
+        for t in definitions(&two_language_config(), Category::ALL) {
+            union_types(&t.input_schema, t.name.as_str(), &mut found);
+            union_types(&t.output_schema, t.name.as_str(), &mut found);
+        }
+        assert!(found.is_empty(), "type arrays at {found:?}");
     }
 
     // Verifies: REQ-MCP-008 (LIM-I1..I3 with all tools and two languages)

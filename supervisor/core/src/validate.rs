@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::{Category, Config};
-use crate::error::ToolError;
+use crate::error::{NoEngineFor, ToolError};
 use crate::limits::{FETCH_MAX_CHARS_FLOOR, URL_MAX_CHARS};
 pub(crate) use crate::vocabulary::TimeRange;
 
@@ -137,7 +137,7 @@ pub(crate) fn search_args(
     let category = match string(args, "category")? {
         None => match default_category(served) {
             Some(c) => c,
-            None => return Err(ToolError::no_engine()),
+            None => return Err(ToolError::no_engine(NoEngineFor::Arguments)),
         },
         Some(s) => match Category::parse(s).filter(|c| served.contains(c)) {
             Some(c) => c,

@@ -366,13 +366,48 @@ impl<'a> Section<'a> {
                 continue;
             }
             let message = if is_secret_key(key) {
-                self.hint.message()
+                self.hint.message().to_owned()
             } else {
-                "unknown key"
+                match nearest(key, &self.known) {
+                    Some(known) => format!("unknown key (did you mean `{known}`?)"),
+                    None => "unknown key".to_owned(),
+                }
             };
             p.push(self.key_path(key), message);
         }
     }
+}
+
+/// The known key an unknown one most likely misspells: one within a third
+/// of its length in edits, or one it begins (`strict` for `strict_mode`).
+/// Only names of rypsok's own are ever suggested.
+pub(super) fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    let within = (key.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| (edits(&key, k), *k))
+        .filter(|(d, k)| *d <= within || (key.len() >= 4 && k.starts_with(key.as_str())))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The Levenshtein distance between two names.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 pub(super) fn as_strings(value: &Value) -> Option<Vec<&str>> {

@@ -482,7 +482,7 @@ fn keys_that_need_quotes_are_quoted_in_paths() {
     // Verifies: REQ-CFG-005 (paths can be pasted back into the file)
     assert_eq!(
         problems("[search]\n\"max results\" = 5"),
-        [r#"search."max results": unknown key"#]
+        [r#"search."max results": unknown key (did you mean `max_results`?)"#]
     );
 }
 

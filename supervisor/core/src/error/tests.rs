@@ -60,7 +60,7 @@ fn variant(e: &ToolError) -> &'static str {
         ToolError::Denied(Denied::CredentialInUrl) => "Denied::CredentialInUrl",
         ToolError::Denied(Denied::SecretInQuery(_)) => "Denied::SecretInQuery",
         ToolError::Denied(Denied::SecretInUrl(_)) => "Denied::SecretInUrl",
-        ToolError::Unavailable(Unavailable::NoEngine) => "Unavailable::NoEngine",
+        ToolError::Unavailable(Unavailable::NoEngine(_)) => "Unavailable::NoEngine",
         ToolError::Unavailable(Unavailable::AllFailed) => "Unavailable::AllFailed",
         ToolError::Unavailable(Unavailable::RateLimited { .. }) => "Unavailable::RateLimited",
         ToolError::Unavailable(Unavailable::Network) => "Unavailable::Network",
@@ -197,7 +197,7 @@ fn renders_each_reason_on_the_wire_as_the_contract_says() {
             json!({"reason": "busy"}),
         ),
         (
-            ToolError::no_engine(),
+            ToolError::no_engine(NoEngineFor::Arguments),
             "no enabled engine can serve this search (its category, time_range, language or query length)",
             json!({"reason": "no_engine"}),
         ),

@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    DeadlineOf, Denied, EgressRefused, ParamProblem, Refused, SchemeDenial, ToolError, Unavailable,
-    Unsupported,
+    DeadlineOf, Denied, EgressRefused, NoEngineFor, ParamProblem, Refused, SchemeDenial, ToolError,
+    Unavailable, Unsupported,
 };
 use crate::limits::ERROR_MESSAGE_MAX_CHARS;
 use crate::vocabulary::vocabulary;
@@ -164,7 +164,7 @@ impl ToolError {
                         fields.number(DetailKey::RetryAfterMs, *ms);
                     }
                 }
-                Unavailable::NoEngine
+                Unavailable::NoEngine(_)
                 | Unavailable::AllFailed
                 | Unavailable::Network
                 | Unavailable::Deadline(_)
@@ -335,8 +335,11 @@ fn unavailable_message(unavailable: &Unavailable) -> String {
                 "the site answered with status {status}: it refused the request or has no such page; retrying the same URL will not help"
             );
         }
-        Unavailable::NoEngine => {
+        Unavailable::NoEngine(NoEngineFor::Arguments) => {
             "no enabled engine can serve this search (its category, time_range, language or query length)"
+        }
+        Unavailable::NoEngine(NoEngineFor::TimeRange) => {
+            "no enabled engine of this category can filter by time_range: drop time_range, or enable an engine that can (brave, duckduckgo, searxng)"
         }
         Unavailable::AllFailed => "every engine failed; retry later",
         Unavailable::RateLimited { .. } => "the tool's rate limit was reached; retry later",

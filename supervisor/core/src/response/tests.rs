@@ -1,13 +1,13 @@
 //! Every kind of response and error, serialized, checked against the output
 //! schema of its tool (REQ-MCP-005, REQ-MCP-011, REQ-ERR-002).
 //!
-//! The output schemas use five keywords (`type`, `enum`, `properties`,
-//! `items`, `required`), so a small checker below reads them, stricter than
+//! The output schemas use six keywords (`type`, `enum`, `properties`,
+//! `items`, `required`, `anyOf`), so a small checker below reads them, stricter than
 //! JSON Schema in one way: an object may carry only the keys its schema
 //! declares (unless it says `additionalProperties: true`), so a field the
 //! schema does not publish fails. A general
 //! validator crate would add a large dependency tree to every test build
-//! for these five keywords.
+//! for these six keywords.
 
 use serde_json::{Value, json};
 
@@ -20,6 +20,13 @@ use rypsok_egress::AddressClass;
 
 /// Where `value` breaks `schema`, if anywhere.
 fn violation(schema: &Value, value: &Value, at: &str) -> Option<String> {
+    if let Some(choices) = schema.get("anyOf").and_then(Value::as_array)
+        && choices
+            .iter()
+            .all(|choice| violation(choice, value, at).is_some())
+    {
+        return Some(format!("{at}: {value} fits none of anyOf"));
+    }
     if let Some(types) = schema.get("type") {
         let types: Vec<&str> = match types {
             Value::String(t) => vec![t.as_str()],

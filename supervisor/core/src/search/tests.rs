@@ -276,6 +276,29 @@ async fn skips_engines_that_cannot_honour_the_time_range() {
     );
 }
 
+// Verifies: REQ-SEARCH-005, REQ-ERR-002 (a search that only time_range leaves without an engine says to drop it or which engine to add)
+#[tokio::test(start_paused = true)]
+async fn a_search_left_without_engines_by_time_range_says_what_to_change() {
+    let (services, net) = services(&[("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA))]);
+    // Science: only Wikipedia serves it here, and it cannot filter by date.
+    let error = services
+        .web_search(&args(
+            json!({"query": "hello", "category": "science", "time_range": "week"}),
+        ))
+        .await
+        .unwrap_err()
+        .to_wire();
+    assert_eq!(
+        error["error"]["detail"]["reason"],
+        json!("no_engine"),
+        "{error}"
+    );
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("drop time_range"), "{message}");
+    assert!(message.contains("enable an engine"), "{message}");
+    assert_eq!(net.started.load(Ordering::SeqCst), 0);
+}
+
 fn key(url: &str) -> String {
     comparison_key(&url::Url::parse(url).unwrap())
 }
