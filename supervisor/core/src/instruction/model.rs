@@ -1,5 +1,6 @@
 //! A logistic regression over hashed character 2- to 4-grams and words,
-//! trained by `tests/bench/instruction_train.py` from the tuning half of the
+//! each bucket counted once whatever the number of occurrences (so a
+//! repeated n-gram cannot grow the score), trained by `tests/bench/instruction_train.py` from the tuning half of the
 //! development corpus, the tuning half of the page sets' sentences and the
 //! phrases of `tests/bench/instruction_shapes.py`.
 //!
@@ -53,48 +54,24 @@ impl Model {
         }
     }
 
-    /// The score of already normalized text (see [`normalize`]).
+    /// The score of already normalized text (see [`normalize`]): the mean
+    /// weight of the distinct buckets its features fall in, times the
+    /// square root of their number. Each bucket counts once, so a text and
+    /// the same text repeated score alike and repeated filler cannot grow
+    /// a score.
     pub(super) fn score_normalized(&self, norm: &[char]) -> f64 {
-        let mut sum: i64 = 0;
-        let mut count: u32 = 0;
-        let mut add = |h: u32| {
-            sum += i64::from(self.weights[(h & self.mask) as usize] as i8);
-            count += 1;
-        };
-        // Character n-grams of ` text `.
-        let padded_len = norm.len() + 2;
-        let at = |i: usize| -> char {
-            if i == 0 || i == padded_len - 1 {
-                ' '
-            } else {
-                norm[i - 1]
-            }
-        };
-        let mut buf = [0u8; 4];
-        for i in 0..padded_len - 1 {
-            let mut h = FNV32_BASIS;
-            for k in 0..4 {
-                if i + k >= padded_len {
-                    break;
-                }
-                h = fnv32_feed(h, at(i + k).encode_utf8(&mut buf).as_bytes());
-                if k >= 1 {
-                    add(h);
-                }
-            }
-        }
-        // Words.
-        for word in norm.split(|&c| c == ' ').filter(|w| !w.is_empty()) {
-            let mut h = fnv32_feed(FNV32_BASIS, &[WORD_MARK]);
-            for &c in word {
-                h = fnv32_feed(h, c.encode_utf8(&mut buf).as_bytes());
-            }
-            add(h);
-        }
-        if count == 0 {
+        let mut buckets = feature_buckets(norm, self.mask);
+        buckets.sort_unstable();
+        buckets.dedup();
+        if buckets.is_empty() {
             return self.bias;
         }
-        self.bias + self.scale * sum as f64 / f64::from(count).sqrt()
+        let sum: i64 = buckets
+            .iter()
+            .map(|&j| i64::from(self.weights[j as usize] as i8))
+            .sum();
+        let count = buckets.len() as f64;
+        self.bias + self.scale * sum as f64 / count.sqrt()
     }
 
     /// The highest score of the text, whole when short, else of each
@@ -115,6 +92,41 @@ impl Model {
             start += WINDOW / 2;
         }
     }
+}
+
+/// The bucket of each character 2-, 3- and 4-gram of ` text ` and of each
+/// word, one per occurrence.
+fn feature_buckets(norm: &[char], mask: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(norm.len() * 4 + 8);
+    let padded_len = norm.len() + 2;
+    let at = |i: usize| -> char {
+        if i == 0 || i == padded_len - 1 {
+            ' '
+        } else {
+            norm[i - 1]
+        }
+    };
+    let mut buf = [0u8; 4];
+    for i in 0..padded_len - 1 {
+        let mut h = FNV32_BASIS;
+        for k in 0..4 {
+            if i + k >= padded_len {
+                break;
+            }
+            h = fnv32_feed(h, at(i + k).encode_utf8(&mut buf).as_bytes());
+            if k >= 1 {
+                out.push(h & mask);
+            }
+        }
+    }
+    for word in norm.split(|&c| c == ' ').filter(|w| !w.is_empty()) {
+        let mut h = fnv32_feed(FNV32_BASIS, &[WORD_MARK]);
+        for &c in word {
+            h = fnv32_feed(h, c.encode_utf8(&mut buf).as_bytes());
+        }
+        out.push(h & mask);
+    }
+    out
 }
 
 fn trim_spaces(chars: &[char]) -> &[char] {
