@@ -60,18 +60,30 @@ impl Model {
     /// the same text repeated score alike and repeated filler cannot grow
     /// a score.
     pub(super) fn score_normalized(&self, norm: &[char]) -> f64 {
-        let mut buckets = feature_buckets(norm, self.mask);
-        buckets.sort_unstable();
-        buckets.dedup();
-        if buckets.is_empty() {
+        let buckets = feature_buckets(norm, self.mask);
+        // One bit per bucket marks those already counted; only the bits
+        // set here are cleared again, so a text costs its length, not the
+        // table's.
+        let (sum, count) = SEEN.with_borrow_mut(|seen| {
+            seen.resize(self.weights.len().div_ceil(64), 0);
+            let (mut sum, mut count) = (0i64, 0u32);
+            for &j in &buckets {
+                let (word, bit) = (j as usize / 64, 1u64 << (j % 64));
+                if seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    sum += i64::from(self.weights[j as usize] as i8);
+                    count += 1;
+                }
+            }
+            for &j in &buckets {
+                seen[j as usize / 64] = 0;
+            }
+            (sum, count)
+        });
+        if count == 0 {
             return self.bias;
         }
-        let sum: i64 = buckets
-            .iter()
-            .map(|&j| i64::from(self.weights[j as usize] as i8))
-            .sum();
-        let count = buckets.len() as f64;
-        self.bias + self.scale * sum as f64 / count.sqrt()
+        self.bias + self.scale * sum as f64 / f64::from(count).sqrt()
     }
 
     /// The highest score of the text, whole when short, else of each
@@ -136,6 +148,11 @@ fn trim_spaces(chars: &[char]) -> &[char] {
         .rposition(|&c| c != ' ')
         .map_or(start, |e| e + 1);
     &chars[start..end]
+}
+
+thread_local! {
+    /// The buckets already counted in the text being scored.
+    static SEEN: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 pub(super) static MODEL: LazyLock<Model> = LazyLock::new(|| Model::parse(WEIGHTS));
