@@ -35,7 +35,7 @@ import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from instruction_shapes import shape_rows  # noqa: E402
+from instruction_shapes import benign_shape_rows, shape_rows  # noqa: E402
 
 BUCKET_BITS = 18
 BUCKETS = 1 << BUCKET_BITS
@@ -187,7 +187,7 @@ def fnv32_feed(h, data):
 
 def features(norm):
     """Bucket indices of the character 2-, 3- and 4-grams of ` text ` and
-    of its words, each occurrence once."""
+    of its words, one per occurrence (`vector` keeps each bucket once)."""
     padded = " " + norm + " "
     chars = [c.encode("utf-8") for c in padded]
     idx = []
@@ -208,13 +208,14 @@ def features(norm):
 
 
 def vector(idx):
-    counts = {}
-    for j in idx:
-        counts[j] = counts.get(j, 0) + 1
-    if not idx:
+    """Each distinct bucket once, all weighing 1 / sqrt(number of distinct
+    buckets): a text and the same text repeated score alike, so repeated
+    filler cannot grow a score."""
+    present = sorted(set(idx))
+    if not present:
         return []
-    norm = 1.0 / math.sqrt(len(idx))
-    return [(j, c * norm) for j, c in counts.items()]
+    norm = 1.0 / math.sqrt(len(present))
+    return [(j, norm) for j in present]
 
 
 def load_corpus(path):
@@ -258,7 +259,7 @@ def text_vector(text):
     return vector(features(normalize(dec)))
 
 
-def train(samples, epochs=6, l2=1e-6, lr=0.2, seed=7):
+def train(samples, epochs=10, l2=1e-6, lr=0.2, seed=7):
     """Logistic regression by AdaGrad; samples are (vector, label, weight)."""
     w = [0.0] * BUCKETS
     g2 = [1e-8] * BUCKETS
@@ -290,9 +291,10 @@ def quantize(w):
 
 
 def score_q(q, scale, bias, vec_idx):
-    if not vec_idx:
+    present = set(vec_idx)
+    if not present:
         return bias
-    return bias + scale * sum(q[j] for j in vec_idx) / math.sqrt(len(vec_idx))
+    return bias + scale * sum(q[j] for j in present) / math.sqrt(len(present))
 
 
 def main():
@@ -306,9 +308,11 @@ def main():
     rnd = random.Random(11)
     sent_train = rnd.sample(tune_sent, min(len(tune_sent), 8000))
     shapes = shape_rows()
+    benign_shapes = benign_shape_rows(sent_train)
+    print(f"shape rows: {len(shapes)} positive, {len(benign_shapes)} benign")
     samples = []
     n_pos = sum(1 for r in tune if r["label"]) + len(shapes)
-    n_neg = sum(1 for r in tune if not r["label"]) + len(sent_train)
+    n_neg = sum(1 for r in tune if not r["label"]) + len(sent_train) + len(benign_shapes)
     # Positives weigh the square root of the class ratio: balanced
     # weights flag too many short benign sentences.
     pos_w = math.sqrt(n_neg / n_pos)
@@ -318,6 +322,8 @@ def main():
         samples.append((text_vector(text), True, pos_w))
     for s in sent_train:
         samples.append((text_vector(s), False, 1.0))
+    for text in benign_shapes:
+        samples.append((text_vector(text), False, 1.0))
     print(f"training samples {len(samples)} (positive weight {pos_w:.2f})")
     w, b = train(samples)
     q, scale = quantize(w)

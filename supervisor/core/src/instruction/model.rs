@@ -1,5 +1,6 @@
 //! A logistic regression over hashed character 2- to 4-grams and words,
-//! trained by `tests/bench/instruction_train.py` from the tuning half of the
+//! each bucket counted once whatever the number of occurrences (so a
+//! repeated n-gram cannot grow the score), trained by `tests/bench/instruction_train.py` from the tuning half of the
 //! development corpus, the tuning half of the page sets' sentences and the
 //! phrases of `tests/bench/instruction_shapes.py`.
 //!
@@ -53,44 +54,32 @@ impl Model {
         }
     }
 
-    /// The score of already normalized text (see [`normalize`]).
+    /// The score of already normalized text (see [`normalize`]): the mean
+    /// weight of the distinct buckets its features fall in, times the
+    /// square root of their number. Each bucket counts once, so a text and
+    /// the same text repeated score alike and repeated filler cannot grow
+    /// a score.
     pub(super) fn score_normalized(&self, norm: &[char]) -> f64 {
-        let mut sum: i64 = 0;
-        let mut count: u32 = 0;
-        let mut add = |h: u32| {
-            sum += i64::from(self.weights[(h & self.mask) as usize] as i8);
-            count += 1;
-        };
-        // Character n-grams of ` text `.
-        let padded_len = norm.len() + 2;
-        let at = |i: usize| -> char {
-            if i == 0 || i == padded_len - 1 {
-                ' '
-            } else {
-                norm[i - 1]
-            }
-        };
-        let mut buf = [0u8; 4];
-        for i in 0..padded_len - 1 {
-            let mut h = FNV32_BASIS;
-            for k in 0..4 {
-                if i + k >= padded_len {
-                    break;
-                }
-                h = fnv32_feed(h, at(i + k).encode_utf8(&mut buf).as_bytes());
-                if k >= 1 {
-                    add(h);
+        let buckets = feature_buckets(norm, self.mask);
+        // One bit per bucket marks those already counted; only the bits
+        // set here are cleared again, so a text costs its length, not the
+        // table's.
+        let (sum, count) = SEEN.with_borrow_mut(|seen| {
+            seen.resize(self.weights.len().div_ceil(64), 0);
+            let (mut sum, mut count) = (0i64, 0u32);
+            for &j in &buckets {
+                let (word, bit) = (j as usize / 64, 1u64 << (j % 64));
+                if seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    sum += i64::from(self.weights[j as usize] as i8);
+                    count += 1;
                 }
             }
-        }
-        // Words.
-        for word in norm.split(|&c| c == ' ').filter(|w| !w.is_empty()) {
-            let mut h = fnv32_feed(FNV32_BASIS, &[WORD_MARK]);
-            for &c in word {
-                h = fnv32_feed(h, c.encode_utf8(&mut buf).as_bytes());
+            for &j in &buckets {
+                seen[j as usize / 64] = 0;
             }
-            add(h);
-        }
+            (sum, count)
+        });
         if count == 0 {
             return self.bias;
         }
@@ -117,6 +106,41 @@ impl Model {
     }
 }
 
+/// The bucket of each character 2-, 3- and 4-gram of ` text ` and of each
+/// word, one per occurrence.
+fn feature_buckets(norm: &[char], mask: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(norm.len() * 4 + 8);
+    let padded_len = norm.len() + 2;
+    let at = |i: usize| -> char {
+        if i == 0 || i == padded_len - 1 {
+            ' '
+        } else {
+            norm[i - 1]
+        }
+    };
+    let mut buf = [0u8; 4];
+    for i in 0..padded_len - 1 {
+        let mut h = FNV32_BASIS;
+        for k in 0..4 {
+            if i + k >= padded_len {
+                break;
+            }
+            h = fnv32_feed(h, at(i + k).encode_utf8(&mut buf).as_bytes());
+            if k >= 1 {
+                out.push(h & mask);
+            }
+        }
+    }
+    for word in norm.split(|&c| c == ' ').filter(|w| !w.is_empty()) {
+        let mut h = fnv32_feed(FNV32_BASIS, &[WORD_MARK]);
+        for &c in word {
+            h = fnv32_feed(h, c.encode_utf8(&mut buf).as_bytes());
+        }
+        out.push(h & mask);
+    }
+    out
+}
+
 fn trim_spaces(chars: &[char]) -> &[char] {
     let start = chars.iter().position(|&c| c != ' ').unwrap_or(chars.len());
     let end = chars
@@ -124,6 +148,11 @@ fn trim_spaces(chars: &[char]) -> &[char] {
         .rposition(|&c| c != ' ')
         .map_or(start, |e| e + 1);
     &chars[start..end]
+}
+
+thread_local! {
+    /// The buckets already counted in the text being scored.
+    static SEEN: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 pub(super) static MODEL: LazyLock<Model> = LazyLock::new(|| Model::parse(WEIGHTS));

@@ -43,6 +43,8 @@ pub(super) const PATTERNS: &[&str] = &[
     "using|use your tools",
     "disregard|ignore the user's question|request|message",
     "reveal|show|print|display|output|return ?me ?your|the ?full|complete|initial|original|system prompt*|instruction*|embeddings|configuration|rules",
+    // A request to show, copy or transform the reader's own instructions.
+    "repeat|reproduce|recite|translate|rewrite|restate|dump|echo|paste|disclose|leak|quote|reveal|print|output|show|display|type|spell ?me ?out ?all ?of your ?full|complete|entire|initial|original|first|hidden|secret|system|current|exact prompt*|pre-prompt*|instruction*|directive*",
     "what your initial|original|first instructions",
     "beginning of this prompt",
     "complete|full text of the prompt",
@@ -66,6 +68,8 @@ pub(super) const PATTERNS: &[&str] = &[
     "from now on ?, you are|you're|you'll|you will ?be ?a|an|the ?new|unrestricted|uncensored|unfiltered|evil|free ai|assistant|bot|chatbot|model|dan|jailbroken",
     "from now on ?, you will|you'll act|respond|answer|behave|reply|obey|pretend",
     "from now on ?, act|respond|answer|behave|reply|obey|pretend as|like|only|to",
+    // German: "from now on you are a ... bot".
+    "ab|von sofort|jetzt|nun ?an ?, bist du ?ein|eine|der|die ?neuer|neue|uneingeschränkter|uneingeschränkte|unzensierter|unzensierte|böser|böse ki|assistent|bot|chatbot|modell|dan",
     "you are|you're no longer ?a|an|the ?search|helpful|language|ai|web ai|assistant*|chatbot*|chatgpt|claude|gemini|model|bot|bound|restricted|limited|constrained",
     "ai|bot|agent|model|assistant|chatbot with|without no ?content|ethical|moral|safety restrictions|rules|filters|limits|policy|policies|guidelines|censorship",
     "your new name|identity|role|persona|purpose|instructions is|are",
