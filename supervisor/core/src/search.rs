@@ -64,6 +64,7 @@ pub(crate) async fn search(
     } = select_engines(&call, started, &mut notices)?;
     let gathered = gather(&call, &engines, &starts, cached).await;
     let answered = record_answers(&call, engines, probes, gathered, &mut notices);
+    store_complete(&call, &answered);
     finish(&call, answered, notices)
 }
 
@@ -237,6 +238,12 @@ async fn gather(
 struct Answered<'a> {
     per_engine: Vec<(&'a ActiveEngine, Vec<EngineHit>)>,
     failures: Vec<EngineErrorClass>,
+    /// Indexes into `per_engine` of the fresh answers the cache may keep:
+    /// asked now (not from the cache), and not paced by the provider.
+    storable: Vec<usize>,
+    /// An engine asked in this call failed or was late at the deadline: the
+    /// call's answer is partial, and none of its parts is kept.
+    partial: bool,
 }
 
 /// Step 3: records what each engine's answer says of its health, keeps
@@ -253,6 +260,8 @@ fn record_answers<'a>(
     let mut answered = Answered {
         per_engine: Vec::new(),
         failures: Vec::new(),
+        storable: Vec::new(),
+        partial: false,
     };
     for ((engine, answer), probe) in engines.into_iter().zip(gathered.answers).zip(probes) {
         let id = engine.config.id.as_str();
@@ -273,7 +282,11 @@ fn record_answers<'a>(
                 }
                 health.record_success(id);
                 settle(probe);
-                call.store(engine, &hits);
+                // A provider that asked for a pause was throttling: what it
+                // sent may be cut short.
+                if pause_until.is_none() {
+                    answered.storable.push(answered.per_engine.len());
+                }
                 answered.per_engine.push((engine, hits));
                 continue;
             }
@@ -291,14 +304,19 @@ fn record_answers<'a>(
                 }
                 health.record_failure(id, failure);
                 settle(probe);
+                answered.partial = true;
                 failure.class
             }
-            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
+            Some(EngineAnswer::NotSent) => {
+                answered.partial = true;
+                EngineErrorClass::Timeout
+            }
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !gathered.cut_early {
                     health.record_failure(id, Failure::of(class));
                     settle(probe);
+                    answered.partial = true;
                 }
                 tracing::info!(
                     event = "engine_result",
@@ -315,6 +333,23 @@ fn record_answers<'a>(
     answered
 }
 
+/// Keeps the call's fresh answers for later calls, complete ones only
+/// (§12): an engine's answer with at least one hit, in a call where no
+/// engine asked failed. An empty answer or one part of a partial call
+/// served from the cache would repeat a passing failure for the entry's
+/// whole lifetime; asking again costs time only.
+fn store_complete(call: &Call<'_>, answered: &Answered<'_>) {
+    if answered.partial {
+        return;
+    }
+    for &i in &answered.storable {
+        let (engine, hits) = &answered.per_engine[i];
+        if !hits.is_empty() {
+            call.store(engine, hits);
+        }
+    }
+}
+
 /// Step 4: the one outcome. No hits at all is `unavailable`; otherwise the
 /// hits are merged and ranked, and the URLs returned remembered for strict
 /// mode.
@@ -326,6 +361,7 @@ fn finish(
     let Answered {
         per_engine,
         failures,
+        ..
     } = answered;
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,

@@ -921,6 +921,48 @@ mod cache {
         assert_eq!(from_cache(&out), ["wikipedia"]);
     }
 
+    // Verifies: REQ-CACHE-003 (complete answers only: an engine's empty answer is never served from the cache)
+    #[tokio::test(start_paused = true)]
+    async fn an_empty_answer_is_asked_again_not_served_from_the_cache() {
+        let (services, net) = services_with(
+            &[
+                (
+                    "wikipedia.test",
+                    Behaviour::Answer(ms(10), br#"{"query": {"search": []}}"#),
+                ),
+                ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+            ],
+            CACHE_ON,
+        );
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert!(from_cache(&out).is_empty(), "{out}");
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().len(), 0);
+    }
+
+    // Verifies: REQ-CACHE-003, REQ-AGG-004 (complete answers only: no part of a partial answer is served from the cache)
+    #[tokio::test(start_paused = true)]
+    async fn no_part_of_a_partial_answer_is_served_from_the_cache() {
+        let (services, net) = services_with(
+            &[
+                ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+                ("brave.test", Behaviour::Reply(500, &[], b"")),
+            ],
+            CACHE_ON,
+        );
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert_eq!(out["outcome"], json!("partial"), "{out}");
+            assert!(from_cache(&out).is_empty(), "{out}");
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().len(), 0);
+    }
+
     // Verifies: REQ-CACHE-007 (an answer that cannot be stored is a miss, and the call is answered)
     #[tokio::test(start_paused = true)]
     async fn an_answer_too_large_to_keep_is_answered_and_asked_again() {
@@ -933,7 +975,10 @@ mod cache {
             .into_boxed_slice(),
         );
         let (services, net) = services_with(
-            &[("wikipedia.test", Behaviour::Answer(ms(10), big))],
+            &[
+                ("wikipedia.test", Behaviour::Answer(ms(10), big)),
+                ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+            ],
             CACHE_ON,
         );
         let query = args(json!({"query": "hello"}));
@@ -964,7 +1009,8 @@ mod cache {
             // Verifies: REQ-CACHE-001, REQ-ARCH-004, REQ-TEST-013, I8 (a cached call's output is a fresh call's with the same engine answers)
             #[test]
             fn a_cached_call_gives_the_output_of_a_fresh_call(
-                wiki in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z <>&;]{0,24}"), 0..12),
+                // At least one hit: an empty answer is never stored.
+                wiki in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z <>&;]{0,24}"), 1..12),
                 brave in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z ]{0,12}"), 0..6),
                 max_results in 1u64..=20,
                 delays in (0u64..250, 0u64..250),
