@@ -378,6 +378,7 @@ fn finish(
     let options = rank::RankOptions {
         attribution: config.service.attribution,
         drop_instruction_like: config.search.drop_instruction_like,
+        egress: &config.egress.policy,
     };
     let max_results = call.args.max_results as usize;
     let results = rank::merge(per_engine, max_results, options, &mut notices);
@@ -472,7 +473,7 @@ fn check_secrets(
 }
 
 #[cfg(test)]
-use rank::{Tally, check_url, comparison_key, returned_url};
+use rank::{Tally, check_url, comparison_key, names_refused_address, returned_url};
 
 #[cfg(test)]
 mod tests;

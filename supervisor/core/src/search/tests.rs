@@ -327,6 +327,81 @@ fn drops_urls_the_caller_could_not_use() {
     assert_eq!((tally.url_invalid, tally.url_too_long), (5, 1));
 }
 
+// Verifies: REQ-SEC-006, REQ-SEC-001 (a result URL naming an address egress refuses is judged by the literal alone, with egress's classes and allow rules)
+#[test]
+fn judges_literal_result_addresses_with_the_egress_classes() {
+    let none = rypsok_egress::EgressPolicy::default();
+    let url = |u: &str| url::Url::parse(u).unwrap();
+    for refused in [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://192.168.1.1/admin",
+        "http://127.0.0.1:8080/",
+        "http://[::1]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[fd00::1]/",
+        "http://2852039166/",
+        "https://100.64.0.1/",
+    ] {
+        assert!(names_refused_address(&url(refused), &none), "{refused}");
+    }
+    for kept in [
+        "https://93.184.215.14/",
+        "https://[2606:4700::1111]/",
+        // A name is not looked up: judged when fetched.
+        "https://localhost/",
+        "https://internal.example/",
+    ] {
+        assert!(!names_refused_address(&url(kept), &none), "{kept}");
+    }
+    // An allow rule that opens the address for web_fetch keeps the result.
+    let allowed = rypsok_egress::EgressPolicy {
+        allow: vec![rypsok_egress::parse_rule("192.168.1.0/24").unwrap()],
+        ..Default::default()
+    };
+    assert!(!names_refused_address(&url("http://192.168.1.1/admin"), &allowed));
+}
+
+// Verifies: REQ-SEC-006, REQ-CTX-004 (results naming non-public addresses are dropped with a results_dropped notice that says why)
+#[tokio::test(start_paused = true)]
+async fn drops_results_naming_non_public_addresses_with_a_notice() {
+    let body: &'static [u8] = Box::leak(
+        json!({"type": "search", "web": {"type": "search", "results": [
+            {"title": "Public", "url": "https://example.org/a", "description": "kept"},
+            {"title": "Metadata", "url": "http://169.254.169.254/latest/meta-data/", "description": "x"},
+            {"title": "Router", "url": "http://192.168.1.1/", "description": "x"},
+            {"title": "Mapped", "url": "http://[::ffff:127.0.0.1]/", "description": "x"},
+        ]}})
+        .to_string()
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let (services, _) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+        ("brave.test", Behaviour::Answer(ms(10), body)),
+    ]);
+    let out = services
+        .web_search(&args(json!({"query": "hello", "max_results": 20})))
+        .await
+        .unwrap()
+        .to_wire();
+    let urls: Vec<&str> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["url"].as_str().unwrap())
+        .collect();
+    assert!(urls.contains(&"https://example.org/a"), "{out}");
+    for refused in ["169.254.169.254", "192.168.1.1", "127.0.0.1"] {
+        assert!(!urls.iter().any(|u| u.contains(refused)), "{refused}: {out}");
+    }
+    assert!(
+        out["notices"].as_array().unwrap().contains(
+            &json!({"code": "results_dropped", "reason": "url_not_public", "count": 3})
+        ),
+        "{out}"
+    );
+}
+
 /// A query that carries an AWS key id (a structural format: no checksum
 /// to keep out of the repository) at character 9.
 fn query_with_key() -> String {
