@@ -266,8 +266,9 @@ fn record_answers<'a>(
     for ((engine, answer), probe) in engines.into_iter().zip(gathered.answers).zip(probes) {
         let id = engine.config.id.as_str();
         // The circuit hears of failures of the engine's own: not of a wait
-        // for its concurrency slot, nor of a cut by early completion (a
-        // probe cut short is given back when its guard drops).
+        // for its concurrency slot, nor of a cut by early completion, nor of
+        // a worker's death (a probe cut short is given back when its guard
+        // drops).
         let class = match answer {
             Some(EngineAnswer::Hits {
                 hits,
@@ -306,6 +307,12 @@ fn record_answers<'a>(
                 settle(probe);
                 answered.partial = true;
                 failure.class
+            }
+            // A worker failed, not the engine: its circuit hears nothing
+            // (a probe is given back when its guard drops).
+            Some(EngineAnswer::Lost(class)) => {
+                answered.partial = true;
+                class
             }
             Some(EngineAnswer::NotSent) => {
                 answered.partial = true;

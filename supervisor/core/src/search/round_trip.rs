@@ -44,6 +44,10 @@ pub(super) enum EngineAnswer {
     /// The engine's concurrency slot did not free up in time: nothing was
     /// sent, so the engine itself did not fail.
     NotSent,
+    /// A worker died holding the exchange or the parse, or is being
+    /// replaced: rypsok failed, not the engine, whose circuit hears
+    /// nothing of it (a kill is never blamed on a healthy engine).
+    Lost(EngineErrorClass),
 }
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
@@ -101,7 +105,7 @@ pub(super) async fn query_engine(
         Err(ExchangeError::Net(failure)) => {
             return failed(id, Failure::of(classify_net(failure)), None);
         }
-        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e)), None),
+        Err(ExchangeError::Port(e)) => return port_failed(id, e, None),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let answer = EngineResponse {
@@ -147,7 +151,27 @@ pub(super) async fn query_engine(
             }
         }
         Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f), Some(latency_ms)),
-        Err(e) => failed(id, Failure::of(classify_port(e)), Some(latency_ms)),
+        Err(e) => port_failed(id, e, Some(latency_ms)),
+    }
+}
+
+/// A worker gave no answer: one that missed the deadline counts as the
+/// engine's timeout (worker-net's own bound, below the deadline, did not
+/// end the exchange first, so the engine was still sending); one that died
+/// or is backing off is rypsok's failure, [`EngineAnswer::Lost`].
+fn port_failed(engine: &str, error: PortError, latency_ms: Option<u64>) -> EngineAnswer {
+    match error {
+        PortError::Timeout => failed(engine, Failure::of(classify_port(error)), latency_ms),
+        PortError::Unavailable | PortError::WorkerFailed => {
+            let class = classify_port(error);
+            tracing::info!(
+                event = "engine_result",
+                engine,
+                class = class.as_str(),
+                "a worker failed; the engine is not blamed"
+            );
+            EngineAnswer::Lost(class)
+        }
     }
 }
 

@@ -34,6 +34,8 @@ enum Behaviour {
     Reply(u16, &'static [(&'static str, &'static str)], &'static [u8]),
     /// Never answers (until the port's deadline).
     Hang,
+    /// worker-net dies holding the exchange, or is being replaced.
+    WorkerLost(PortError),
 }
 
 /// worker-net's stand-in: it keeps the port's contract (the deadline bounds
@@ -95,6 +97,7 @@ impl NetPort for FakeNet {
                     sleep_until(deadline).await;
                     Err(PortError::Timeout.into())
                 }
+                Some(Behaviour::WorkerLost(error)) => Err(error.into()),
                 None => Err(NetFailure::Resolve.into()),
             };
             guard.1 = true;
@@ -358,7 +361,10 @@ fn judges_literal_result_addresses_with_the_egress_classes() {
         allow: vec![rypsok_egress::parse_rule("192.168.1.0/24").unwrap()],
         ..Default::default()
     };
-    assert!(!names_refused_address(&url("http://192.168.1.1/admin"), &allowed));
+    assert!(!names_refused_address(
+        &url("http://192.168.1.1/admin"),
+        &allowed
+    ));
 }
 
 // Verifies: REQ-SEC-006, REQ-CTX-004 (results naming non-public addresses are dropped with a results_dropped notice that says why)
@@ -392,12 +398,16 @@ async fn drops_results_naming_non_public_addresses_with_a_notice() {
         .collect();
     assert!(urls.contains(&"https://example.org/a"), "{out}");
     for refused in ["169.254.169.254", "192.168.1.1", "127.0.0.1"] {
-        assert!(!urls.iter().any(|u| u.contains(refused)), "{refused}: {out}");
+        assert!(
+            !urls.iter().any(|u| u.contains(refused)),
+            "{refused}: {out}"
+        );
     }
     assert!(
-        out["notices"].as_array().unwrap().contains(
-            &json!({"code": "results_dropped", "reason": "url_not_public", "count": 3})
-        ),
+        out["notices"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"code": "results_dropped", "reason": "url_not_public", "count": 3})),
         "{out}"
     );
 }
@@ -604,6 +614,29 @@ async fn consecutive_failures_open_the_circuit() {
     let before = net.started.load(Ordering::SeqCst);
     services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), before + 1);
+}
+
+// Verifies: REQ-RES-004, REQ-SEC-014 (a worker's death or backoff never counts toward an engine's circuit)
+#[tokio::test(start_paused = true)]
+async fn a_dead_worker_never_opens_a_healthy_engines_circuit() {
+    for error in [PortError::WorkerFailed, PortError::Unavailable] {
+        let (services, _) = services(&[
+            ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+            ("brave.test", Behaviour::WorkerLost(error)),
+        ]);
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..crate::health::FAILURES_TO_OPEN * 3 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert_eq!(out["outcome"], json!("partial"), "{out}");
+        }
+        let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
+        assert_eq!(status["engines"][0]["id"], json!("brave"));
+        assert_eq!(
+            status["engines"][0]["state"],
+            json!("closed"),
+            "{error:?}: {status}"
+        );
+    }
 }
 
 const HOSTILE_BRAVE: &[u8] = br#"{"type":"search","web":{"results":[
