@@ -255,7 +255,9 @@ impl Refused {
     /// The policy's verdict on an address, when it refuses.
     pub const fn of_verdict(verdict: AddressVerdict) -> Option<Self> {
         match verdict {
-            AddressVerdict::Allowed | AddressVerdict::AllowedByRule => None,
+            AddressVerdict::Allowed
+            | AddressVerdict::AllowedByRule
+            | AddressVerdict::AllowedAsEndpoint => None,
             AddressVerdict::Refused(class) => Some(Self::AddressClass(class)),
             AddressVerdict::DeniedByRule => Some(Self::DenyRule),
             AddressVerdict::PortNotAllowed => Some(Self::Port),

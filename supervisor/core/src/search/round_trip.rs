@@ -7,9 +7,11 @@
 
 use std::time::Duration;
 
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, ExchangeRequest, NetFailure, Profile};
 use tokio::time::{Instant, timeout_at};
 
+use crate::config::admitted_endpoint_of;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
@@ -93,10 +95,11 @@ pub(super) async fn query_engine(
         .saturating_sub(WORKER_SLACK)
         .max(Duration::from_millis(1));
     let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
+    let profile = profile_for(engine, &built.url, &ctx.config.egress.policy);
     let exchange = ExchangeRequest {
         url: built.url,
         headers,
-        profile: Profile::Engine,
+        profile,
         timeout_ms: remaining_ms,
         max_body_bytes: ENGINE_MAX_BYTES,
     };
@@ -172,6 +175,26 @@ fn port_failed(engine: &str, error: PortError, latency_ms: Option<u64>) -> Engin
             );
             EngineAnswer::Lost(class)
         }
+    }
+}
+
+/// The egress profile of an engine's request (design §8): the engine
+/// profile, with the configured endpoint admitted
+/// ([`Profile::EngineEndpoint`]) when the request goes to it and the
+/// operator wrote it as an address or a pinned name. A request to any
+/// other origin, even one the driver built, is judged as usual.
+fn profile_for(engine: &ActiveEngine, url: &str, egress: &EgressPolicy) -> Profile {
+    let Some(endpoint) = engine.config.admitted_endpoint(egress) else {
+        return Profile::Engine;
+    };
+    let goes_there = url::Url::parse(url)
+        .ok()
+        .and_then(|url| admitted_endpoint_of(&url, egress))
+        .is_some_and(|to| to == endpoint);
+    if goes_there {
+        Profile::EngineEndpoint
+    } else {
+        Profile::Engine
     }
 }
 

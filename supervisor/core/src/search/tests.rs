@@ -44,6 +44,8 @@ struct FakeNet {
     behaviours: HashMap<&'static str, Behaviour>,
     /// Every URL asked for, in order.
     urls: std::sync::Mutex<Vec<String>>,
+    /// The egress profile of each, in the same order.
+    profiles: std::sync::Mutex<Vec<rypsok_proto::Profile>>,
     started: AtomicUsize,
     abandoned: Arc<AtomicUsize>,
 }
@@ -65,6 +67,7 @@ impl NetPort for FakeNet {
     ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.started.fetch_add(1, Ordering::SeqCst);
         self.urls.lock().unwrap().push(request.url.clone());
+        self.profiles.lock().unwrap().push(request.profile);
         let behaviour = self
             .behaviours
             .iter()
@@ -130,6 +133,7 @@ api_key_file = "brave-key"
     let net = Arc::new(FakeNet {
         behaviours: behaviours.iter().cloned().collect(),
         urls: std::sync::Mutex::new(Vec::new()),
+        profiles: std::sync::Mutex::new(Vec::new()),
         started: AtomicUsize::new(0),
         abandoned: Arc::new(AtomicUsize::new(0)),
     });
@@ -637,6 +641,35 @@ async fn a_dead_worker_never_opens_a_healthy_engines_circuit() {
             "{error:?}: {status}"
         );
     }
+}
+
+// Verifies: REQ-SEC-017 (an engine's request to its endpoint written as an address goes out under the engine-endpoint profile; other engines' requests under the engine profile)
+#[tokio::test(start_paused = true)]
+async fn asks_an_endpoint_written_as_an_address_under_its_own_profile() {
+    let (services, net) = services_with(
+        &[
+            ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+            ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+        ],
+        "[engines.searx]\ntype = \"searxng\"\nendpoint = \"http://10.0.0.5:8888/\"\n",
+    );
+    services
+        .web_search(&args(json!({"query": "hello"})))
+        .await
+        .unwrap();
+    let urls = net.urls.lock().unwrap().clone();
+    let profiles = net.profiles.lock().unwrap().clone();
+    let mut seen = 0;
+    for (url, profile) in urls.iter().zip(&profiles) {
+        let want = if url.starts_with("http://10.0.0.5:8888/") {
+            seen += 1;
+            rypsok_proto::Profile::EngineEndpoint
+        } else {
+            rypsok_proto::Profile::Engine
+        };
+        assert_eq!(*profile, want, "{url}");
+    }
+    assert_eq!(seen, 1, "{urls:?}");
 }
 
 const HOSTILE_BRAVE: &[u8] = br#"{"type":"search","web":{"results":[
