@@ -261,6 +261,13 @@ pub enum Profile {
     /// operator's configuration, so plain http is allowed when the operator
     /// wrote it.
     Engine,
+    /// A request to an engine endpoint the operator wrote as a literal
+    /// address or as a name pinned in `[egress] hosts`: as [`Self::Engine`],
+    /// and that host's own addresses are admitted on its port without an
+    /// allow rule (`EgressPolicy::judge_endpoint`). The supervisor marks
+    /// only a request built for that engine whose origin is the configured
+    /// endpoint's, so no other caller or engine reaches the host this way.
+    EngineEndpoint,
     /// A request whose destination an agent chose (web_fetch, robots.txt).
     Agent,
 }

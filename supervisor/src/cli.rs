@@ -209,6 +209,7 @@ fn check(chosen: &Chosen, online: bool) -> ExitCode {
     }
     println!("configuration valid");
     println!("configuration file: {}", chosen.describe());
+    report_admitted_endpoints(&config);
     // The configuration is only half of whether serve can work: the other
     // half is what this kernel lets the workers do.
     if !check_confinement(&config) {
@@ -278,6 +279,27 @@ fn check_online(config: Config) -> ExitCode {
     } else {
         println!("{failed} enabled engine(s) failed");
         ExitCode::from(1)
+    }
+}
+
+/// Names each engine endpoint admitted for its engine alone because the
+/// operator wrote it as an address or as a name pinned in `[egress] hosts`
+/// (design §8): no allow rule opens it, and `web_fetch` stays denied there.
+#[allow(clippy::print_stdout)] // check's report
+fn report_admitted_endpoints(config: &Config) {
+    for engine in config.engines.iter().filter(|engine| engine.enabled) {
+        let Some(endpoint) = engine.admitted_endpoint(&config.egress.policy) else {
+            continue;
+        };
+        let host = match endpoint.host {
+            rypsok_egress::AdmittedHost::Addr(std::net::IpAddr::V6(v6)) => format!("[{v6}]"),
+            rypsok_egress::AdmittedHost::Addr(addr) => addr.to_string(),
+            rypsok_egress::AdmittedHost::Name(name) => name,
+        };
+        println!(
+            "engine {}: endpoint {host}:{} admitted for this engine only (written as an address or a name pinned in [egress] hosts); web_fetch stays denied there",
+            engine.id, endpoint.port
+        );
     }
 }
 

@@ -187,10 +187,12 @@ fn set_rlimits(kind: WorkerKind) -> nix::Result<()> {
 }
 
 /// The TCP ports worker-net may connect to: LIM-F8's, every `:PORT` of an
-/// allow rule, and DNS. `None` when an allow rule admits any port.
+/// allow rule, the port of every admitted engine endpoint, and DNS. `None`
+/// when an allow rule admits any port.
 pub(crate) fn connect_ports(policy: &EgressPolicy) -> Option<BTreeSet<u16>> {
     let mut ports: BTreeSet<u16> = DEFAULT_PORTS.into_iter().collect();
     ports.insert(DNS_PORT);
+    ports.extend(policy.endpoints.iter().map(|endpoint| endpoint.port));
     for rule in &policy.allow {
         match rule.port {
             RulePort::Default => {}

@@ -42,12 +42,28 @@ use tokio::time::{Instant, timeout, timeout_at};
 /// before its hello fails its start (and counts towards backoff) rather
 /// than being abandoned, unrecorded, by every call that waits for it.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(1);
-/// Deaths within this window count towards backoff.
-const DEATH_WINDOW: Duration = Duration::from_secs(30);
-/// Deaths in the window before restarts are delayed.
+/// Deaths within this window count towards backoff: after this long
+/// without a death, a kill restarts its worker at once again.
+const DEATH_WINDOW: Duration = Duration::from_secs(10);
+/// Deaths in the window before restarts are delayed: a single kill after
+/// a quiet period restarts at once.
 const DEATHS_BEFORE_BACKOFF: usize = 3;
-/// Longest delay between restarts of a worker that keeps dying.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The first delay once restarts are delayed; each further death in the
+/// window doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// Longest delay between restarts of a worker that keeps dying. A worker
+/// starts in about 10 ms, so even a worker that dies at once costs little
+/// at this pace, while a storm of kills from outside leaves the tools
+/// working again within this long of the last one.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// How long to wait before the next start of a worker that died `deaths`
+/// times within [`DEATH_WINDOW`], if at all.
+fn restart_delay(deaths: usize) -> Option<Duration> {
+    let beyond = deaths.checked_sub(DEATHS_BEFORE_BACKOFF)?;
+    let exponent = u32::try_from(beyond).unwrap_or(u32::MAX).min(8);
+    Some((FIRST_BACKOFF * 2u32.pow(exponent)).min(MAX_BACKOFF))
+}
 
 /// How to start one kind of worker.
 #[derive(Debug, Clone)]
@@ -579,11 +595,7 @@ impl<P: Protocol> Slot<P> {
             Ok(conn) => {
                 // A worker that died at least this often recently is started
                 // again only after a delay, doubling up to MAX_BACKOFF.
-                if state.deaths.len() >= DEATHS_BEFORE_BACKOFF {
-                    let exponent = u32::try_from(state.deaths.len() - DEATHS_BEFORE_BACKOFF)
-                        .unwrap_or(u32::MAX)
-                        .min(6);
-                    let delay = (Duration::from_millis(500) * 2u32.pow(exponent)).min(MAX_BACKOFF);
+                if let Some(delay) = restart_delay(state.deaths.len()) {
                     state.retry_at = Some(now + delay);
                     tracing::warn!(
                         event = "worker_backoff",

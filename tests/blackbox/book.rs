@@ -213,6 +213,11 @@ fn search_examples() -> Examples {
             "https://.example/bridge",
             "A result whose host has an empty label.",
         ),
+        (
+            "Metadata",
+            "http://169.254.169.254/latest/meta-data/",
+            "A result naming a link-local address.",
+        ),
     ])));
     out.push((
         "search-cleaned",

@@ -436,3 +436,51 @@ fn check_online_probes_every_enabled_engine_and_names_each_failure() {
     assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("every enabled engine answered"), "{stdout}");
 }
+
+// Verifies: REQ-SEC-017, REQ-SEC-006 (an engine endpoint written as an address needs no allow rule and is reached by its engine alone: web_fetch to it stays denied, and check names it)
+#[test]
+fn an_endpoint_written_as_an_address_is_reached_by_its_engine_alone() {
+    let fake = FakeHttp::start(Reply::json(&fixture(
+        "wikipedia/en_search_counter_strike_2021.json",
+    )));
+    let port = fake.port();
+    let config = format!(
+        "[service]\ncontact = \"ops@example.org\"\n[search]\ndeadline_ms = 2500\ngrace_ms = 200\n\
+         [egress]\nallow_http = true\n{}",
+        engine("wiki", "wikipedia", port, "/w/api.php")
+    );
+
+    let dir = crate::support::TempDir::new("endpoint");
+    // Black-box tests start the binary as an operator would.
+    #[allow(clippy::disallowed_methods)]
+    let check = std::process::Command::new(crate::support::binary())
+        .arg("check")
+        .arg("--config")
+        .arg(dir.write("rypsok.toml", &config))
+        .env_remove("RYPSOK_CONFIG")
+        .output()
+        .expect("run check");
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "engine wiki: endpoint 127.0.0.1:{port} admitted for this engine only"
+        )),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+
+    let mut server = Server::start(Some(&config));
+    server.initialize();
+    let search = server.call("web_search", json!({"query": "counter strike"}));
+    assert_eq!(structured(&search)["outcome"], json!("ok"), "{search}");
+    let seen = fake.seen().len();
+    assert_eq!(seen, 1);
+    let fetch = server.call(
+        "web_fetch",
+        json!({"url": format!("http://127.0.0.1:{port}/w/api.php?search=x")}),
+    );
+    let error = &structured(&fetch)["error"];
+    assert_eq!(error["kind"], json!("denied"), "{fetch}");
+    assert_eq!(error["detail"]["reason"], json!("egress"), "{fetch}");
+    assert_eq!(fake.seen().len(), seen, "web_fetch reached the endpoint");
+}

@@ -190,3 +190,101 @@ fn logs_json_lines_tagged_by_process_without_query_text() {
     });
     assert!(done, "the call's span fields are top-level keys");
 }
+
+// Verifies: REQ-SEC-014, REQ-RES-004 (a storm of worker kills under load: no engine is blamed for them, restart backoff stays bounded, and searches and fetches work again within five seconds of the last kill)
+#[test]
+fn recovers_within_five_seconds_of_a_storm_of_worker_kills() {
+    let body = std::fs::read(workspace_file(
+        "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
+    ))
+    .expect("fixture");
+    let engine = FakeHttp::start(Reply::json(&body));
+    let site = FakeHttp::start(
+        Reply::json(b"A plain page about the harbour bridge.\n").with_status(200, "text/plain"),
+    );
+    let config = format!(
+        r#"config_version = 1
+[service]
+contact = "ops@example.org"
+[search]
+deadline_ms = 1500
+grace_ms = 200
+[fetch]
+robots_txt = false
+[egress]
+allow_http = true
+allow = ["127.0.0.1:{engine}", "127.0.0.1:{site}"]
+[engines.wikipedia]
+type = "wikipedia"
+endpoint = "http://127.0.0.1:{engine}/w/api.php"
+timeout_ms = 1200
+"#,
+        engine = engine.port(),
+        site = site.port(),
+    );
+    let page = format!("http://127.0.0.1:{}/page.txt", site.port());
+    let mut server = Server::start(Some(&config));
+    server.initialize();
+    server.await_workers(3, Duration::from_secs(5));
+
+    // Twenty kills in about eight seconds, alternating worker-net and a
+    // parser, each followed by a call.
+    let storm = Instant::now();
+    let mut kills = 0;
+    for round in 0..20u32 {
+        let kind = if round % 2 == 0 {
+            "worker-net"
+        } else {
+            "worker-parse"
+        };
+        // The other kind when this one is between lives.
+        let workers = server.workers();
+        let victim = workers
+            .iter()
+            .find(|(k, _)| k == kind)
+            .or_else(|| workers.first());
+        if let Some((_, pid)) = victim.cloned() {
+            signal(pid, Signal::SIGKILL);
+            kills += 1;
+        }
+        if round % 2 == 0 {
+            let _ = server.call("web_search", json!({"query": "counter strike"}));
+        } else {
+            let _ = server.call("web_fetch", json!({"url": page}));
+        }
+        let next = storm + Duration::from_millis(400) * (round + 1);
+        if let Some(wait) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+    }
+    let last_kill = Instant::now();
+    assert!(kills >= 12, "only {kills} kills");
+
+    let (mut searched, mut fetched) = (None, None);
+    while (searched.is_none() || fetched.is_none()) && last_kill.elapsed() < Duration::from_secs(5)
+    {
+        if searched.is_none() {
+            let r = server.call("web_search", json!({"query": "counter strike"}));
+            if structured(&r)["outcome"] == json!("ok") {
+                searched = Some(last_kill.elapsed());
+            }
+        }
+        if fetched.is_none() {
+            let r = server.call("web_fetch", json!({"url": page}));
+            if structured(&r)["outcome"] == json!("ok") {
+                fetched = Some(last_kill.elapsed());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        searched.is_some() && fetched.is_some(),
+        "five seconds after the last of {kills} kills: search {searched:?}, fetch {fetched:?}"
+    );
+    let status = server.call("engine_status", json!({}));
+    assert_eq!(
+        structured(&status)["engines"][0]["state"],
+        json!("closed"),
+        "the kills were blamed on the engine: {status}"
+    );
+}

@@ -11,7 +11,9 @@
 //!    ([`NetFailure::InvalidUrl`]);
 //! 2. a literal address is judged as is; a name is normalised, judged by
 //!    name rules, answered from `[egress] hosts` or the resolver
-//!    ([`NetFailure::Resolve`]), and every answer is judged;
+//!    ([`NetFailure::Resolve`]), and every answer is judged (under
+//!    [`Profile::EngineEndpoint`] the endpoint's own addresses are
+//!    admitted, `EgressPolicy::judge_endpoint`);
 //!    nothing allowed is [`NetFailure::Refused`];
 //! 3. [`connect_judged`] connects to the allowed addresses in turn, judges
 //!    the connected peer again and, for https, completes TLS with the URL's
@@ -42,7 +44,7 @@ use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use rypsok_egress::{AddressVerdict, EgressPolicy, Refusal, parse_host_name};
+use rypsok_egress::{AddressVerdict, EgressPolicy, EndpointHost, Refusal, parse_host_name};
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -208,8 +210,16 @@ async fn exchange_within_deadline(
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
     let request = build_request(&target, &req.headers, req.profile)?;
-    let candidates = judged_candidates(ctx, &target).await?;
-    let judge = |peer: SocketAddr| judge_one(&ctx.egress, &target.host, peer.ip(), peer.port());
+    let candidates = judged_candidates(ctx, &target, req.profile).await?;
+    let judge = |peer: SocketAddr| {
+        judge_one(
+            &ctx.egress,
+            &target.host,
+            req.profile,
+            peer.ip(),
+            peer.port(),
+        )
+    };
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
     if target.tls {
         let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
@@ -248,7 +258,7 @@ fn parse_target(raw: &str, profile: Profile, agent_http: bool) -> Result<Target,
         ("https", _) => true,
         // Plain http for an endpoint the operator wrote, or for an agent's
         // URL when the operator allowed http (REQ-FETCH-010).
-        ("http", Profile::Engine) => false,
+        ("http", Profile::Engine | Profile::EngineEndpoint) => false,
         ("http", Profile::Agent) if agent_http => false,
         _ => return Err(NetFailure::InvalidUrl),
     };
@@ -289,6 +299,7 @@ fn parse_target(raw: &str, profile: Profile, agent_http: bool) -> Result<Target,
 async fn judged_candidates(
     ctx: &NetContext,
     target: &Target,
+    profile: Profile,
 ) -> Result<Vec<SocketAddr>, NetFailure> {
     let answers = match &target.host {
         TargetHost::Addr(addr) => vec![*addr],
@@ -305,7 +316,7 @@ async fn judged_candidates(
     let mut allowed: Vec<SocketAddr> = Vec::with_capacity(answers.len());
     let mut first_refusal = None;
     for addr in answers {
-        let verdict = judge_one(&ctx.egress, &target.host, addr, target.port);
+        let verdict = judge_one(&ctx.egress, &target.host, profile, addr, target.port);
         match verdict.refusal() {
             None => {
                 let candidate = SocketAddr::new(addr, target.port);
@@ -324,11 +335,25 @@ async fn judged_candidates(
     }
 }
 
-/// The policy's verdict on `addr:port` as an answer for the target host.
-fn judge_one(policy: &EgressPolicy, host: &TargetHost, addr: IpAddr, port: u16) -> AddressVerdict {
-    match host {
-        TargetHost::Name(name) => policy.judge_resolved(name, addr, port),
-        TargetHost::Addr(_) => policy.judge_addr(addr, port),
+/// The policy's verdict on `addr:port` as an answer for the target host,
+/// under the exchange's profile.
+fn judge_one(
+    policy: &EgressPolicy,
+    host: &TargetHost,
+    profile: Profile,
+    addr: IpAddr,
+    port: u16,
+) -> AddressVerdict {
+    let endpoint = match host {
+        TargetHost::Name(name) => EndpointHost::Name(name),
+        TargetHost::Addr(literal) => EndpointHost::Addr(*literal),
+    };
+    match (profile, endpoint) {
+        (Profile::EngineEndpoint, endpoint) => policy.judge_endpoint(endpoint, addr, port),
+        (Profile::Engine | Profile::Agent, EndpointHost::Name(name)) => {
+            policy.judge_resolved(name, addr, port)
+        }
+        (Profile::Engine | Profile::Agent, EndpointHost::Addr(_)) => policy.judge_addr(addr, port),
     }
 }
 

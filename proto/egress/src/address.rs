@@ -167,6 +167,11 @@ pub enum AddressVerdict {
     Allowed,
     /// An operator allow rule admits it, whatever its class or port.
     AllowedByRule,
+    /// The operator wrote it as an engine's endpoint (a literal address,
+    /// or an address pinned for the endpoint's name in `[egress] hosts`):
+    /// admitted for that engine's requests only, whatever its class or
+    /// port.
+    AllowedAsEndpoint,
     /// A special-purpose address no rule admits.
     Refused(AddressClass),
     /// An operator deny rule refuses it.
@@ -178,7 +183,10 @@ pub enum AddressVerdict {
 impl AddressVerdict {
     /// Whether a connection may be made.
     pub const fn is_allowed(self) -> bool {
-        matches!(self, Self::Allowed | Self::AllowedByRule)
+        matches!(
+            self,
+            Self::Allowed | Self::AllowedByRule | Self::AllowedAsEndpoint
+        )
     }
 
     /// A fixed name for logs; a refusal's class is [`Self::refused_class`].
@@ -186,6 +194,7 @@ impl AddressVerdict {
         match self {
             Self::Allowed => "allowed",
             Self::AllowedByRule => "allowed_by_rule",
+            Self::AllowedAsEndpoint => "allowed_as_endpoint",
             Self::Refused(_) => "refused",
             Self::DeniedByRule => "denied_by_rule",
             Self::PortNotAllowed => "port_not_allowed",
@@ -196,14 +205,18 @@ impl AddressVerdict {
     pub const fn refused_class(self) -> Option<AddressClass> {
         match self {
             Self::Refused(class) => Some(class),
-            Self::Allowed | Self::AllowedByRule | Self::DeniedByRule | Self::PortNotAllowed => None,
+            Self::Allowed
+            | Self::AllowedByRule
+            | Self::AllowedAsEndpoint
+            | Self::DeniedByRule
+            | Self::PortNotAllowed => None,
         }
     }
 
     /// Which part of the policy refused, or `None` when it allows.
     pub const fn refusal(self) -> Option<Refusal> {
         match self {
-            Self::Allowed | Self::AllowedByRule => None,
+            Self::Allowed | Self::AllowedByRule | Self::AllowedAsEndpoint => None,
             Self::Refused(class) => Some(Refusal::AddressClass(class)),
             Self::DeniedByRule => Some(Refusal::DenyRule),
             Self::PortNotAllowed => Some(Refusal::Port),

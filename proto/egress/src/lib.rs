@@ -3,6 +3,9 @@
 //!
 //! - [`classify`] names why an address is special and
 //!   [`EgressPolicy::judge_addr`] gives the verdict on one destination;
+//! - [`EgressPolicy::judge_endpoint`] admits an engine endpoint the
+//!   operator wrote as a literal address or a pinned name, for that engine
+//!   only;
 //! - [`parse_rule`] and [`parse_host_name`] read the operator's `[egress]`
 //!   rules and host names;
 //! - [`robots`] decides whether a path may be fetched under the robots.txt
@@ -28,6 +31,30 @@ pub struct EgressPolicy {
     pub deny: Vec<EgressRule>,
     /// `[egress] hosts`: static answers, judged like resolver answers.
     pub hosts: Vec<StaticHost>,
+    /// The engine endpoints the operator wrote as a literal address or as
+    /// a name pinned in `hosts`: each admitted, on its own port, for its
+    /// engine's requests only ([`EgressPolicy::judge_endpoint`]).
+    #[serde(default)]
+    pub endpoints: Vec<AdmittedEndpoint>,
+}
+
+/// An engine endpoint admitted by the way the operator wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmittedEndpoint {
+    /// Its host: a literal address, or a name pinned in `[egress] hosts`
+    /// (lower-case, no root dot).
+    pub host: AdmittedHost,
+    /// Its port.
+    pub port: u16,
+}
+
+/// The host of an [`AdmittedEndpoint`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AdmittedHost {
+    /// A literal address.
+    Addr(IpAddr),
+    /// A name pinned in `[egress] hosts`.
+    Name(String),
 }
 
 /// One static name → addresses answer (like curl's `--resolve`).
@@ -84,5 +111,8 @@ pub use rule::{RuleError, parse_host_name, parse_rule};
 
 mod address;
 pub use address::{AddressClass, AddressVerdict, Refusal, canonical, classify};
+
+mod endpoint;
+pub use endpoint::EndpointHost;
 
 pub mod robots;

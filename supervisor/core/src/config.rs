@@ -28,6 +28,7 @@ pub use problem::{ConfigProblem, PROJECT_URL};
 #[cfg(feature = "fuzzing")]
 pub(crate) use reader::looks_like_secret;
 pub use rypsok_proto::EngineKind;
+pub(crate) use section::engines::admitted_endpoint_of;
 
 /// The one configuration version this build understands (REQ-MAIN-003).
 pub const CONFIG_VERSION: i64 = 1;

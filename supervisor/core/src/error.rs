@@ -255,7 +255,9 @@ impl Refused {
     /// The policy's verdict on an address, when it refuses.
     pub const fn of_verdict(verdict: AddressVerdict) -> Option<Self> {
         match verdict {
-            AddressVerdict::Allowed | AddressVerdict::AllowedByRule => None,
+            AddressVerdict::Allowed
+            | AddressVerdict::AllowedByRule
+            | AddressVerdict::AllowedAsEndpoint => None,
             AddressVerdict::Refused(class) => Some(Self::AddressClass(class)),
             AddressVerdict::DeniedByRule => Some(Self::DenyRule),
             AddressVerdict::PortNotAllowed => Some(Self::Port),
@@ -318,8 +320,19 @@ pub enum Unavailable {
         /// The site's retry hint; sent only where retrying helps.
         retry_after_ms: Option<u64>,
     },
-    /// `busy`: a concurrency limit was reached.
-    Busy,
+    /// `busy`: rypsok cannot take the work now.
+    Busy(BusyWith),
+}
+
+/// What keeps rypsok from the work now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusyWith {
+    /// A concurrency limit was reached.
+    Calls,
+    /// The worker reading the page (or its robots.txt) died holding it
+    /// (killed, or crashed) or is being replaced: a passing failure of
+    /// rypsok's own, not a verdict on the page.
+    ReaderLost,
 }
 
 /// Whose deadline passed with nothing to return.
@@ -388,7 +401,7 @@ impl Unavailable {
             Self::Network => UnavailableReason::Network,
             Self::Deadline(_) => UnavailableReason::Deadline,
             Self::HttpStatus { .. } => UnavailableReason::HttpStatus,
-            Self::Busy => UnavailableReason::Busy,
+            Self::Busy(_) => UnavailableReason::Busy,
         }
     }
 }
@@ -500,7 +513,12 @@ impl ToolError {
 
     /// `unavailable`, `busy`.
     pub fn busy() -> Self {
-        Self::Unavailable(Unavailable::Busy)
+        Self::Unavailable(Unavailable::Busy(BusyWith::Calls))
+    }
+
+    /// `unavailable`, `busy`: the page's reader died or is being replaced.
+    pub fn reader_lost() -> Self {
+        Self::Unavailable(Unavailable::Busy(BusyWith::ReaderLost))
     }
 
     /// `unavailable`, `http_status`: the site answered 4xx or 5xx. 408, 425,
@@ -683,6 +701,7 @@ pub(crate) fn every_error() -> Vec<ToolError> {
         ToolError::http_status(503, Some(1000)),
         ToolError::http_status(503, None),
         ToolError::busy(),
+        ToolError::reader_lost(),
         ToolError::redirected("https://example.net/".to_owned()),
         ToolError::unsupported_media_type("image/png".to_owned()),
         ToolError::extraction_failed(),

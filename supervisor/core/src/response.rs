@@ -94,6 +94,10 @@ vocabulary! {
         UrlTooLong => "url_too_long",
         /// Its URL is not http(s), or names a host web_fetch would refuse.
         UrlInvalid => "url_invalid",
+        /// Its host is a literal address that is not globally reachable
+        /// (private, loopback, link-local, metadata and the other classes
+        /// egress refuses), which web_fetch would refuse too.
+        UrlNotPublic => "url_not_public",
     }
 }
 

@@ -64,6 +64,7 @@ pub(crate) async fn search(
     } = select_engines(&call, started, &mut notices)?;
     let gathered = gather(&call, &engines, &starts, cached).await;
     let answered = record_answers(&call, engines, probes, gathered, &mut notices);
+    store_complete(&call, &answered);
     finish(&call, answered, notices)
 }
 
@@ -246,6 +247,12 @@ async fn gather(
 struct Answered<'a> {
     per_engine: Vec<(&'a ActiveEngine, Vec<EngineHit>)>,
     failures: Vec<EngineErrorClass>,
+    /// Indexes into `per_engine` of the fresh answers the cache may keep:
+    /// asked now (not from the cache), and not paced by the provider.
+    storable: Vec<usize>,
+    /// An engine asked in this call failed or was late at the deadline: the
+    /// call's answer is partial, and none of its parts is kept.
+    partial: bool,
 }
 
 /// Step 3: records what each engine's answer says of its health, keeps
@@ -262,12 +269,15 @@ fn record_answers<'a>(
     let mut answered = Answered {
         per_engine: Vec::new(),
         failures: Vec::new(),
+        storable: Vec::new(),
+        partial: false,
     };
     for ((engine, answer), probe) in engines.into_iter().zip(gathered.answers).zip(probes) {
         let id = engine.config.id.as_str();
         // The circuit hears of failures of the engine's own: not of a wait
-        // for its concurrency slot, nor of a cut by early completion (a
-        // probe cut short is given back when its guard drops).
+        // for its concurrency slot, nor of a cut by early completion, nor of
+        // a worker's death (a probe cut short is given back when its guard
+        // drops).
         let class = match answer {
             Some(EngineAnswer::Hits {
                 hits,
@@ -282,7 +292,11 @@ fn record_answers<'a>(
                 }
                 health.record_success(id);
                 settle(probe);
-                call.store(engine, &hits);
+                // A provider that asked for a pause was throttling: what it
+                // sent may be cut short.
+                if pause_until.is_none() {
+                    answered.storable.push(answered.per_engine.len());
+                }
                 answered.per_engine.push((engine, hits));
                 continue;
             }
@@ -300,14 +314,25 @@ fn record_answers<'a>(
                 }
                 health.record_failure(id, failure);
                 settle(probe);
+                answered.partial = true;
                 failure.class
             }
-            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
+            // A worker failed, not the engine: its circuit hears nothing
+            // (a probe is given back when its guard drops).
+            Some(EngineAnswer::Lost(class)) => {
+                answered.partial = true;
+                class
+            }
+            Some(EngineAnswer::NotSent) => {
+                answered.partial = true;
+                EngineErrorClass::Timeout
+            }
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !gathered.cut_early {
                     health.record_failure(id, Failure::of(class));
                     settle(probe);
+                    answered.partial = true;
                 }
                 tracing::info!(
                     event = "engine_result",
@@ -324,6 +349,23 @@ fn record_answers<'a>(
     answered
 }
 
+/// Keeps the call's fresh answers for later calls, complete ones only
+/// (§12): an engine's answer with at least one hit, in a call where no
+/// engine asked failed. An empty answer or one part of a partial call
+/// served from the cache would repeat a passing failure for the entry's
+/// whole lifetime; asking again costs time only.
+fn store_complete(call: &Call<'_>, answered: &Answered<'_>) {
+    if answered.partial {
+        return;
+    }
+    for &i in &answered.storable {
+        let (engine, hits) = &answered.per_engine[i];
+        if !hits.is_empty() {
+            call.store(engine, hits);
+        }
+    }
+}
+
 /// Step 4: the one outcome. No hits at all is `unavailable`; otherwise the
 /// hits are merged and ranked, and the URLs returned remembered for strict
 /// mode.
@@ -335,6 +377,7 @@ fn finish(
     let Answered {
         per_engine,
         failures,
+        ..
     } = answered;
     if per_engine.is_empty() {
         // Nothing answered: the deadline when every engine ran out of time,
@@ -351,6 +394,7 @@ fn finish(
     let options = rank::RankOptions {
         attribution: config.service.attribution,
         drop_instruction_like: config.search.drop_instruction_like,
+        egress: &config.egress.policy,
     };
     let max_results = call.args.max_results as usize;
     let results = rank::merge(per_engine, max_results, options, &mut notices);
@@ -445,7 +489,7 @@ fn check_secrets(
 }
 
 #[cfg(test)]
-use rank::{Tally, check_url, comparison_key, returned_url};
+use rank::{Tally, check_url, comparison_key, names_refused_address, returned_url};
 
 #[cfg(test)]
 mod tests;

@@ -98,6 +98,15 @@ fn connect_ports_follow_the_allow_rules() {
         connect_ports(&policy),
         Some(BTreeSet::from([DNS_PORT, 80, 443, 8080]))
     );
+    // An engine endpoint admitted without an allow rule opens its port.
+    policy.endpoints.push(rypsok_egress::AdmittedEndpoint {
+        host: rypsok_egress::AdmittedHost::Addr("10.0.0.5".parse().unwrap()),
+        port: 8888,
+    });
+    assert_eq!(
+        connect_ports(&policy),
+        Some(BTreeSet::from([DNS_PORT, 80, 443, 8080, 8888]))
+    );
     policy.allow.push(parse_rule("*.example.org:*").unwrap());
     assert_eq!(connect_ports(&policy), None);
 }

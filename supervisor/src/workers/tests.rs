@@ -193,6 +193,24 @@ async fn backs_off_from_a_worker_that_keeps_dying() {
     let _ = std::fs::remove_file(script);
 }
 
+// Verifies: REQ-SEC-014 (restart backoff is bounded: a single kill after a quiet period restarts at once; after a storm of kills the delay never passes two seconds)
+#[test]
+fn bounds_the_restart_backoff() {
+    for deaths in 0..DEATHS_BEFORE_BACKOFF {
+        assert_eq!(restart_delay(deaths), None, "{deaths} deaths");
+    }
+    let mut last = Duration::ZERO;
+    for deaths in DEATHS_BEFORE_BACKOFF..=200 {
+        let delay = restart_delay(deaths).expect("delayed");
+        assert!(delay >= last, "never shorter with more deaths");
+        assert!(delay <= Duration::from_secs(2), "{deaths}: {delay:?}");
+        last = delay;
+    }
+    // Twenty kills in eight seconds: the tools work again well within five
+    // seconds of the last one.
+    assert!(restart_delay(20).expect("delayed") + DEATH_WINDOW / 10 < Duration::from_secs(5));
+}
+
 // Verifies: REQ-SEC-020 (without seccomp, by default, the worker is refused for good: no restart loop)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refuses_a_worker_without_seccomp_and_never_restarts_it() {

@@ -171,6 +171,7 @@ fn context(allow: &[&str], hosts: &[(&str, &[&str])]) -> NetContext {
                 addrs: addrs.iter().map(|a| a.parse().unwrap()).collect(),
             })
             .collect(),
+        endpoints: Vec::new(),
     };
     // No test may reach a real resolver: names come from `[egress] hosts`.
     NetContext::with_resolver(egress, false, NameResolver::unconfigured())
@@ -354,6 +355,52 @@ async fn an_allow_rule_for_a_port_admits_loopback_on_that_port_only() {
         .unwrap();
         assert_eq!(resp.body, b"ok");
         assert_eq!(server.connections(), 1);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-017, REQ-SEC-007 (an engine endpoint written as a literal address, or as a name pinned in [egress] hosts, is reached without an allow rule under the engine-endpoint profile only)
+#[tokio::test]
+async fn admits_a_literal_or_pinned_engine_endpoint_without_an_allow_rule() {
+    bounded(async {
+        let server = TestServer::start(response("200 OK", "", "engine")).await;
+        let port = server.port();
+        let mut ctx = context(&[], &[("searx.test", &["127.0.0.1"])]);
+        let endpoints = [
+            EndpointHost::Addr("127.0.0.1".parse().unwrap()),
+            EndpointHost::Name("searx.test"),
+        ]
+        .map(|host| ctx.egress.admit_endpoint(host, port).unwrap());
+        ctx.egress.endpoints = endpoints.to_vec();
+        for (sent, url) in [
+            format!("http://127.0.0.1:{port}/search"),
+            format!("http://searx.test:{port}/search"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // Under any other profile the same URL stays refused, unsent.
+            for profile in [Profile::Engine, Profile::Agent] {
+                let got = exchange(&ctx, request(url.clone(), profile)).await;
+                assert!(got.is_err(), "{url} {profile:?}");
+            }
+            assert_eq!(server.connections(), sent);
+            let resp = exchange(&ctx, request(url.clone(), Profile::EngineEndpoint))
+                .await
+                .unwrap();
+            assert_eq!(resp.body, b"engine", "{url}");
+        }
+        assert_eq!(server.connections(), 2);
+        // A host or port the operator did not write as an endpoint is judged
+        // as usual, whatever the request says.
+        for url in [
+            format!("http://[::1]:{port}/"),
+            format!("http://127.0.0.2:{port}/"),
+        ] {
+            let got = exchange(&ctx, request(url.clone(), Profile::EngineEndpoint)).await;
+            assert!(got.is_err(), "{url}");
+        }
+        assert_eq!(server.connections(), 2);
     })
     .await;
 }

@@ -317,6 +317,7 @@ fn policy(allow: Vec<EgressRule>, deny: Vec<EgressRule>) -> EgressPolicy {
         allow,
         deny,
         hosts: Vec::<StaticHost>::new(),
+        endpoints: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
 //! quote a value: an operator who pasted a token into the wrong key must not
 //! see it again in a terminal or a log.
 
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::LogLevel;
 use toml::{Table, Value};
 
@@ -239,10 +240,21 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     let scraping = scraping(&mut section, p);
     section.finish(p);
 
-    let allow = egress
-        .as_ref()
-        .map_or(&[][..], |e| e.policy.allow.as_slice());
-    let engines = engines(&mut top, p, allow);
+    let no_egress = EgressPolicy::default();
+    let policy = egress.as_ref().map_or(&no_egress, |e| &e.policy);
+    let engines = engines(&mut top, p, policy);
+    // The endpoints the operator wrote as an address or a pinned name
+    // travel with the policy, admitted for their engines only (design §8).
+    let mut egress = egress;
+    if let (Some(egress), Some(engines)) = (egress.as_mut(), engines.as_deref()) {
+        for engine in engines.iter().filter(|engine| engine.enabled) {
+            if let Some(endpoint) = engine.admitted_endpoint(&egress.policy)
+                && !egress.policy.endpoints.contains(&endpoint)
+            {
+                egress.policy.endpoints.push(endpoint);
+            }
+        }
+    }
 
     top.finish(p);
 

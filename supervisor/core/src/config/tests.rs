@@ -285,7 +285,9 @@ fn endpoint_port_is_admitted_by_a_matching_allow_rule() {
             "[egress]\nallow = [{allow}]\n[engines.w]\ntype = \"wikipedia\"\nendpoint = \"{url}\"\n"
         ))
     };
-    let refused = ["engines.w.endpoint: port outside 80 and 443 needs an [egress] allow rule"];
+    let refused = [
+        "engines.w.endpoint: port outside 80 and 443 needs an [egress] allow rule, an address, or a name pinned in [egress] hosts",
+    ];
     assert!(endpoint(r#""*.example.org:8443""#, "https://w.example.org:8443/").is_empty());
     assert!(endpoint(r#""example.org:*""#, "https://example.org:8443/").is_empty());
     assert!(endpoint(r#""10.0.0.0/8:8080""#, "http://10.1.2.3:8080/").is_empty());
@@ -295,11 +297,55 @@ fn endpoint_port_is_admitted_by_a_matching_allow_rule() {
         refused
     );
     assert_eq!(
-        endpoint(r#""10.0.0.0/8""#, "http://10.1.2.3:8080/"),
+        endpoint(r#""10.0.0.0/8""#, "http://intranet.example:8080/"),
         refused
     );
     // An explicit default port is a default port.
     assert!(endpoint("", "https://{lang}.wikipedia.org:443/w/api.php").is_empty());
+}
+
+// Verifies: REQ-SEC-017, REQ-CFG-005 (an endpoint written as an address or as a name pinned in [egress] hosts needs no allow rule, and travels with the policy for its engine; an ordinary name does not)
+#[test]
+fn an_endpoint_written_as_an_address_or_a_pinned_name_is_admitted_for_its_engine() {
+    let config = load_str(
+        r#"[egress]
+hosts = { "searx.lan" = ["192.168.1.20"] }
+[engines.by_address]
+type = "searxng"
+endpoint = "http://10.0.0.5:8888/"
+[engines.by_pinned_name]
+type = "searxng"
+endpoint = "http://searx.lan:8080/"
+[engines.by_public_name]
+type = "searxng"
+endpoint = "https://searx.example/"
+"#,
+    )
+    .unwrap();
+    let policy = &config.egress.policy;
+    let admitted: Vec<(String, u16)> = policy
+        .endpoints
+        .iter()
+        .map(|e| match &e.host {
+            rypsok_egress::AdmittedHost::Addr(addr) => (addr.to_string(), e.port),
+            rypsok_egress::AdmittedHost::Name(name) => (name.clone(), e.port),
+        })
+        .collect();
+    assert_eq!(
+        admitted,
+        [
+            ("10.0.0.5".to_owned(), 8888),
+            ("searx.lan".to_owned(), 8080)
+        ]
+    );
+    // No allow rule was made of them.
+    assert!(policy.allow.is_empty());
+    let public = config
+        .engines
+        .iter()
+        .find(|e| e.id == "by_public_name")
+        .unwrap();
+    assert_eq!(public.admitted_endpoint(policy), None);
 }
 
 #[test]

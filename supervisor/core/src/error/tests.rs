@@ -66,7 +66,7 @@ fn variant(e: &ToolError) -> &'static str {
         ToolError::Unavailable(Unavailable::Network) => "Unavailable::Network",
         ToolError::Unavailable(Unavailable::Deadline(_)) => "Unavailable::Deadline",
         ToolError::Unavailable(Unavailable::HttpStatus { .. }) => "Unavailable::HttpStatus",
-        ToolError::Unavailable(Unavailable::Busy) => "Unavailable::Busy",
+        ToolError::Unavailable(Unavailable::Busy(_)) => "Unavailable::Busy",
         ToolError::Redirected { .. } => "Redirected",
         ToolError::UnsupportedContent(Unsupported::MediaType(_)) => "Unsupported::MediaType",
         ToolError::UnsupportedContent(Unsupported::ExtractionFailed) => {

@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    DeadlineOf, Denied, EgressRefused, NoEngineFor, ParamProblem, Refused, SchemeDenial, ToolError,
-    Unavailable, Unsupported,
+    BusyWith, DeadlineOf, Denied, EgressRefused, NoEngineFor, ParamProblem, Refused, SchemeDenial,
+    ToolError, Unavailable, Unsupported,
 };
 use crate::limits::ERROR_MESSAGE_MAX_CHARS;
 use crate::vocabulary::vocabulary;
@@ -168,7 +168,7 @@ impl ToolError {
                 | Unavailable::AllFailed
                 | Unavailable::Network
                 | Unavailable::Deadline(_)
-                | Unavailable::Busy => {}
+                | Unavailable::Busy(_) => {}
             },
             Self::Redirected { location } => fields.external(DetailKey::Location, location),
             Self::UnsupportedContent(unsupported) => match unsupported {
@@ -350,7 +350,10 @@ fn unavailable_message(unavailable: &Unavailable) -> String {
         Unavailable::Deadline(DeadlineOf::Fetch) => {
             "the page was not retrieved before the deadline; retry later"
         }
-        Unavailable::Busy => "too many calls are in flight; retry later",
+        Unavailable::Busy(BusyWith::Calls) => "too many calls are in flight; retry later",
+        Unavailable::Busy(BusyWith::ReaderLost) => {
+            "the worker reading the page stopped and is being replaced; retry shortly"
+        }
     };
     text.to_owned()
 }

@@ -89,10 +89,15 @@ impl From<FetchFailure> for ToolError {
                 retry_after_ms,
             } => Self::http_status(status, retry_after_ms),
             FetchFailure::MediaType(media_type) => Self::unsupported_media_type(media_type),
-            // A parser that died on the document or broke the protocol:
-            // nothing could be extracted.
+            // A reader that died while holding the document (killed, or
+            // crashed), or that is being replaced: a passing failure of
+            // rypsok's own, not a verdict on the document, so the caller
+            // is told to try again rather than that it cannot be read.
             FetchFailure::PageReader(PortError::Unavailable | PortError::WorkerFailed)
-            | FetchFailure::NothingExtracted => Self::extraction_failed(),
+            | FetchFailure::RobotsReader(PortError::Unavailable | PortError::WorkerFailed) => {
+                Self::reader_lost()
+            }
+            FetchFailure::NothingExtracted => Self::extraction_failed(),
             FetchFailure::StartCharBeyond { length } => Self::start_char_beyond(length),
             // A file that cannot be read disallows everything (RFC 9309
             // §2.3.1.4, §2.5), failing closed.
@@ -100,10 +105,7 @@ impl From<FetchFailure> for ToolError {
             | FetchFailure::RobotsHop {
                 failure: HopFailure::Net(NetFailure::Protocol | NetFailure::TooLarge),
                 ..
-            }
-            | FetchFailure::RobotsReader(PortError::Unavailable | PortError::WorkerFailed) => {
-                Self::denied_robots_txt()
-            }
+            } => Self::denied_robots_txt(),
             FetchFailure::RobotsUrl => Self::denied_egress(Refused::UrlForm),
             // Otherwise a site that cannot be reached for its robots.txt
             // answers like its page would, never `denied`, so a refused

@@ -377,6 +377,27 @@ async fn a_url_that_serializes_past_the_url_bound_is_refused_without_io() {
     assert!(site.net.seen().iter().all(|u| u.len() <= URL_MAX_CHARS));
 }
 
+// Verifies: REQ-SEC-017, REQ-SEC-006 (an engine endpoint admitted for its engine stays closed to web_fetch)
+#[tokio::test(start_paused = true)]
+async fn web_fetch_to_an_admitted_engine_endpoint_stays_denied() {
+    let site = Site::new(
+        "[egress]\nhosts = { \"searx.lan\" = [\"192.168.1.20\"] }\n\
+         [engines.searx]\ntype = \"searxng\"\nendpoint = \"https://10.0.0.5:8888/\"\n\
+         [engines.lan]\ntype = \"searxng\"\nendpoint = \"https://searx.lan:8443/\"\n",
+    );
+    let e = site
+        .fetch(json!({"url": "https://10.0.0.5:8888/search?q=x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "denied:egress");
+    assert!(site.net.seen().is_empty());
+    let e = site
+        .fetch(json!({"url": "https://searx.lan:8443/search?q=x"}))
+        .await
+        .unwrap_err();
+    assert_ne!(e["kind"], json!("ok"), "{e}");
+}
+
 // Verifies: REQ-SEC-006 (a host the URL parser admits but egress cannot reach is denied, egress, before any I/O)
 #[tokio::test(start_paused = true)]
 async fn a_name_egress_cannot_use_is_denied_egress_without_io() {

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use rypsok_egress::{AddressVerdict, EgressPolicy};
 use rypsok_proto::EngineHit;
 
 use crate::boundary::{clean_decoded_text, clean_highlighted_text, clean_markup_text};
@@ -17,11 +18,13 @@ use crate::response::{DropReason, Notice, NoticeCode};
 
 /// What the operator chose about results.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct RankOptions {
+pub(super) struct RankOptions<'a> {
     /// `[service] attribution`: name the engines on every result.
     pub(super) attribution: bool,
     /// `[search] drop_instruction_like`.
     pub(super) drop_instruction_like: bool,
+    /// `[egress]`: a result naming an address it refuses is dropped.
+    pub(super) egress: &'a EgressPolicy,
 }
 
 /// Reciprocal-rank constant: the usual 60 of the RRF literature, which keeps
@@ -50,6 +53,7 @@ pub(super) struct Tally {
     removed: u64,
     pub(super) url_too_long: u64,
     pub(super) url_invalid: u64,
+    pub(super) url_not_public: u64,
     instruction_like: u64,
     instruction_dropped: u64,
 }
@@ -60,7 +64,7 @@ pub(super) struct Tally {
 pub(super) fn merge(
     per_engine: Vec<(&ActiveEngine, Vec<EngineHit>)>,
     max_results: usize,
-    options: RankOptions,
+    options: RankOptions<'_>,
     notices: &mut Vec<Notice>,
 ) -> Vec<SearchResult> {
     // Engines whose results must name them (REQ-CMP-003).
@@ -82,6 +86,10 @@ pub(super) fn merge(
             let Some(parsed) = check_url(&hit.url, &mut tally) else {
                 continue;
             };
+            if names_refused_address(&parsed, options.egress) {
+                tally.url_not_public += 1;
+                continue;
+            }
             if hit
                 .date
                 .as_deref()
@@ -201,6 +209,7 @@ pub(super) fn merge(
         ),
         (DropReason::UrlTooLong, tally.url_too_long),
         (DropReason::UrlInvalid, tally.url_invalid),
+        (DropReason::UrlNotPublic, tally.url_not_public),
     ] {
         if n > 0 {
             notices.push(Notice::dropped(reason, n));
@@ -227,6 +236,22 @@ pub(super) fn check_url(url: &str, tally: &mut Tally) -> Option<url::Url> {
         tally.url_invalid += 1;
     }
     parsed
+}
+
+/// Whether a result URL's host is a literal address that egress refuses
+/// for its class (private, loopback, link-local, metadata...; design §8,
+/// REQ-SEC-006): the same address classes and allow rules `web_fetch`
+/// obeys, judged on the literal only. A name is never looked up here: what
+/// it resolves to is judged when it is fetched.
+pub(super) fn names_refused_address(url: &url::Url, egress: &EgressPolicy) -> bool {
+    let addr = match url.host() {
+        Some(url::Host::Ipv4(v4)) => std::net::IpAddr::V4(v4),
+        Some(url::Host::Ipv6(v6)) => std::net::IpAddr::V6(v6),
+        Some(url::Host::Domain(_)) | None => return false,
+    };
+    let port = url.port_or_known_default().unwrap_or_default();
+    let class = rypsok_egress::classify(addr);
+    !class.is_global() && egress.judge_addr(addr, port) != AddressVerdict::AllowedByRule
 }
 
 /// Query parameters that only track where a visitor came from

@@ -7,9 +7,11 @@
 
 use std::time::Duration;
 
+use rypsok_egress::EgressPolicy;
 use rypsok_proto::{EngineFailure, EngineHit, EngineParse, ExchangeRequest, NetFailure, Profile};
 use tokio::time::{Instant, timeout_at};
 
+use crate::config::admitted_endpoint_of;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::{Driver, SearchContext};
 use crate::health::Failure;
@@ -44,6 +46,10 @@ pub(super) enum EngineAnswer {
     /// The engine's concurrency slot did not free up in time: nothing was
     /// sent, so the engine itself did not fail.
     NotSent,
+    /// A worker died holding the exchange or the parse, or is being
+    /// replaced: rypsok failed, not the engine, whose circuit hears
+    /// nothing of it (a kill is never blamed on a healthy engine).
+    Lost(EngineErrorClass),
 }
 
 /// Queries one engine: build, exchange in worker-net, parse in worker-parse,
@@ -89,10 +95,11 @@ pub(super) async fn query_engine(
         .saturating_sub(WORKER_SLACK)
         .max(Duration::from_millis(1));
     let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
+    let profile = profile_for(engine, &built.url, &ctx.config.egress.policy);
     let exchange = ExchangeRequest {
         url: built.url,
         headers,
-        profile: Profile::Engine,
+        profile,
         timeout_ms: remaining_ms,
         max_body_bytes: ENGINE_MAX_BYTES,
     };
@@ -101,7 +108,7 @@ pub(super) async fn query_engine(
         Err(ExchangeError::Net(failure)) => {
             return failed(id, Failure::of(classify_net(failure)), None);
         }
-        Err(ExchangeError::Port(e)) => return failed(id, Failure::of(classify_port(e)), None),
+        Err(ExchangeError::Port(e)) => return port_failed(id, e, None),
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let answer = EngineResponse {
@@ -147,7 +154,47 @@ pub(super) async fn query_engine(
             }
         }
         Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f), Some(latency_ms)),
-        Err(e) => failed(id, Failure::of(classify_port(e)), Some(latency_ms)),
+        Err(e) => port_failed(id, e, Some(latency_ms)),
+    }
+}
+
+/// A worker gave no answer: one that missed the deadline counts as the
+/// engine's timeout (worker-net's own bound, below the deadline, did not
+/// end the exchange first, so the engine was still sending); one that died
+/// or is backing off is rypsok's failure, [`EngineAnswer::Lost`].
+fn port_failed(engine: &str, error: PortError, latency_ms: Option<u64>) -> EngineAnswer {
+    match error {
+        PortError::Timeout => failed(engine, Failure::of(classify_port(error)), latency_ms),
+        PortError::Unavailable | PortError::WorkerFailed => {
+            let class = classify_port(error);
+            tracing::info!(
+                event = "engine_result",
+                engine,
+                class = class.as_str(),
+                "a worker failed; the engine is not blamed"
+            );
+            EngineAnswer::Lost(class)
+        }
+    }
+}
+
+/// The egress profile of an engine's request (design §8): the engine
+/// profile, with the configured endpoint admitted
+/// ([`Profile::EngineEndpoint`]) when the request goes to it and the
+/// operator wrote it as an address or a pinned name. A request to any
+/// other origin, even one the driver built, is judged as usual.
+fn profile_for(engine: &ActiveEngine, url: &str, egress: &EgressPolicy) -> Profile {
+    let Some(endpoint) = engine.config.admitted_endpoint(egress) else {
+        return Profile::Engine;
+    };
+    let goes_there = url::Url::parse(url)
+        .ok()
+        .and_then(|url| admitted_endpoint_of(&url, egress))
+        .is_some_and(|to| to == endpoint);
+    if goes_there {
+        Profile::EngineEndpoint
+    } else {
+        Profile::Engine
     }
 }
 

@@ -34,6 +34,8 @@ enum Behaviour {
     Reply(u16, &'static [(&'static str, &'static str)], &'static [u8]),
     /// Never answers (until the port's deadline).
     Hang,
+    /// worker-net dies holding the exchange, or is being replaced.
+    WorkerLost(PortError),
 }
 
 /// worker-net's stand-in: it keeps the port's contract (the deadline bounds
@@ -42,6 +44,8 @@ struct FakeNet {
     behaviours: HashMap<&'static str, Behaviour>,
     /// Every URL asked for, in order.
     urls: std::sync::Mutex<Vec<String>>,
+    /// The egress profile of each, in the same order.
+    profiles: std::sync::Mutex<Vec<rypsok_proto::Profile>>,
     started: AtomicUsize,
     abandoned: Arc<AtomicUsize>,
 }
@@ -63,6 +67,7 @@ impl NetPort for FakeNet {
     ) -> PortFuture<'_, Result<ExchangeResponse, ExchangeError>> {
         self.started.fetch_add(1, Ordering::SeqCst);
         self.urls.lock().unwrap().push(request.url.clone());
+        self.profiles.lock().unwrap().push(request.profile);
         let behaviour = self
             .behaviours
             .iter()
@@ -95,6 +100,7 @@ impl NetPort for FakeNet {
                     sleep_until(deadline).await;
                     Err(PortError::Timeout.into())
                 }
+                Some(Behaviour::WorkerLost(error)) => Err(error.into()),
                 None => Err(NetFailure::Resolve.into()),
             };
             guard.1 = true;
@@ -127,6 +133,7 @@ api_key_file = "brave-key"
     let net = Arc::new(FakeNet {
         behaviours: behaviours.iter().cloned().collect(),
         urls: std::sync::Mutex::new(Vec::new()),
+        profiles: std::sync::Mutex::new(Vec::new()),
         started: AtomicUsize::new(0),
         abandoned: Arc::new(AtomicUsize::new(0)),
     });
@@ -350,6 +357,88 @@ fn drops_urls_the_caller_could_not_use() {
     assert_eq!((tally.url_invalid, tally.url_too_long), (5, 1));
 }
 
+// Verifies: REQ-SEC-006, REQ-SEC-001 (a result URL naming an address egress refuses is judged by the literal alone, with egress's classes and allow rules)
+#[test]
+fn judges_literal_result_addresses_with_the_egress_classes() {
+    let none = rypsok_egress::EgressPolicy::default();
+    let url = |u: &str| url::Url::parse(u).unwrap();
+    for refused in [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://192.168.1.1/admin",
+        "http://127.0.0.1:8080/",
+        "http://[::1]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[fd00::1]/",
+        "http://2852039166/",
+        "https://100.64.0.1/",
+    ] {
+        assert!(names_refused_address(&url(refused), &none), "{refused}");
+    }
+    for kept in [
+        "https://93.184.215.14/",
+        "https://[2606:4700::1111]/",
+        // A name is not looked up: judged when fetched.
+        "https://localhost/",
+        "https://internal.example/",
+    ] {
+        assert!(!names_refused_address(&url(kept), &none), "{kept}");
+    }
+    // An allow rule that opens the address for web_fetch keeps the result.
+    let allowed = rypsok_egress::EgressPolicy {
+        allow: vec![rypsok_egress::parse_rule("192.168.1.0/24").unwrap()],
+        ..Default::default()
+    };
+    assert!(!names_refused_address(
+        &url("http://192.168.1.1/admin"),
+        &allowed
+    ));
+}
+
+// Verifies: REQ-SEC-006, REQ-CTX-004 (results naming non-public addresses are dropped with a results_dropped notice that says why)
+#[tokio::test(start_paused = true)]
+async fn drops_results_naming_non_public_addresses_with_a_notice() {
+    let body: &'static [u8] = Box::leak(
+        json!({"type": "search", "web": {"type": "search", "results": [
+            {"title": "Public", "url": "https://example.org/a", "description": "kept"},
+            {"title": "Metadata", "url": "http://169.254.169.254/latest/meta-data/", "description": "x"},
+            {"title": "Router", "url": "http://192.168.1.1/", "description": "x"},
+            {"title": "Mapped", "url": "http://[::ffff:127.0.0.1]/", "description": "x"},
+        ]}})
+        .to_string()
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let (services, _) = services(&[
+        ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+        ("brave.test", Behaviour::Answer(ms(10), body)),
+    ]);
+    let out = services
+        .web_search(&args(json!({"query": "hello", "max_results": 20})))
+        .await
+        .unwrap()
+        .to_wire();
+    let urls: Vec<&str> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["url"].as_str().unwrap())
+        .collect();
+    assert!(urls.contains(&"https://example.org/a"), "{out}");
+    for refused in ["169.254.169.254", "192.168.1.1", "127.0.0.1"] {
+        assert!(
+            !urls.iter().any(|u| u.contains(refused)),
+            "{refused}: {out}"
+        );
+    }
+    assert!(
+        out["notices"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"code": "results_dropped", "reason": "url_not_public", "count": 3})),
+        "{out}"
+    );
+}
+
 /// A query that carries an AWS key id (a structural format: no checksum
 /// to keep out of the repository) at character 9.
 fn query_with_key() -> String {
@@ -552,6 +641,58 @@ async fn consecutive_failures_open_the_circuit() {
     let before = net.started.load(Ordering::SeqCst);
     services.web_search(&query).await.unwrap().to_wire();
     assert_eq!(net.started.load(Ordering::SeqCst), before + 1);
+}
+
+// Verifies: REQ-RES-004, REQ-SEC-014 (a worker's death or backoff never counts toward an engine's circuit)
+#[tokio::test(start_paused = true)]
+async fn a_dead_worker_never_opens_a_healthy_engines_circuit() {
+    for error in [PortError::WorkerFailed, PortError::Unavailable] {
+        let (services, _) = services(&[
+            ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+            ("brave.test", Behaviour::WorkerLost(error)),
+        ]);
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..crate::health::FAILURES_TO_OPEN * 3 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert_eq!(out["outcome"], json!("partial"), "{out}");
+        }
+        let status = services.engine_status(&Map::new()).await.unwrap().to_wire();
+        assert_eq!(status["engines"][0]["id"], json!("brave"));
+        assert_eq!(
+            status["engines"][0]["state"],
+            json!("closed"),
+            "{error:?}: {status}"
+        );
+    }
+}
+
+// Verifies: REQ-SEC-017 (an engine's request to its endpoint written as an address goes out under the engine-endpoint profile; other engines' requests under the engine profile)
+#[tokio::test(start_paused = true)]
+async fn asks_an_endpoint_written_as_an_address_under_its_own_profile() {
+    let (services, net) = services_with(
+        &[
+            ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+            ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+        ],
+        "[engines.searx]\ntype = \"searxng\"\nendpoint = \"http://10.0.0.5:8888/\"\n",
+    );
+    services
+        .web_search(&args(json!({"query": "hello"})))
+        .await
+        .unwrap();
+    let urls = net.urls.lock().unwrap().clone();
+    let profiles = net.profiles.lock().unwrap().clone();
+    let mut seen = 0;
+    for (url, profile) in urls.iter().zip(&profiles) {
+        let want = if url.starts_with("http://10.0.0.5:8888/") {
+            seen += 1;
+            rypsok_proto::Profile::EngineEndpoint
+        } else {
+            rypsok_proto::Profile::Engine
+        };
+        assert_eq!(*profile, want, "{url}");
+    }
+    assert_eq!(seen, 1, "{urls:?}");
 }
 
 const HOSTILE_BRAVE: &[u8] = br#"{"type":"search","web":{"results":[
@@ -944,6 +1085,48 @@ mod cache {
         assert_eq!(from_cache(&out), ["wikipedia"]);
     }
 
+    // Verifies: REQ-CACHE-003 (complete answers only: an engine's empty answer is never served from the cache)
+    #[tokio::test(start_paused = true)]
+    async fn an_empty_answer_is_asked_again_not_served_from_the_cache() {
+        let (services, net) = services_with(
+            &[
+                (
+                    "wikipedia.test",
+                    Behaviour::Answer(ms(10), br#"{"query": {"search": []}}"#),
+                ),
+                ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+            ],
+            CACHE_ON,
+        );
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert!(from_cache(&out).is_empty(), "{out}");
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().len(), 0);
+    }
+
+    // Verifies: REQ-CACHE-003, REQ-AGG-004 (complete answers only: no part of a partial answer is served from the cache)
+    #[tokio::test(start_paused = true)]
+    async fn no_part_of_a_partial_answer_is_served_from_the_cache() {
+        let (services, net) = services_with(
+            &[
+                ("wikipedia.test", Behaviour::Answer(ms(10), WIKIPEDIA)),
+                ("brave.test", Behaviour::Reply(500, &[], b"")),
+            ],
+            CACHE_ON,
+        );
+        let query = args(json!({"query": "hello"}));
+        for _ in 0..2 {
+            let out = services.web_search(&query).await.unwrap().to_wire();
+            assert_eq!(out["outcome"], json!("partial"), "{out}");
+            assert!(from_cache(&out).is_empty(), "{out}");
+        }
+        assert_eq!(asked(&net, "wikipedia.test"), 2);
+        assert_eq!(services.ctx.cache.as_ref().unwrap().len(), 0);
+    }
+
     // Verifies: REQ-CACHE-007 (an answer that cannot be stored is a miss, and the call is answered)
     #[tokio::test(start_paused = true)]
     async fn an_answer_too_large_to_keep_is_answered_and_asked_again() {
@@ -956,7 +1139,10 @@ mod cache {
             .into_boxed_slice(),
         );
         let (services, net) = services_with(
-            &[("wikipedia.test", Behaviour::Answer(ms(10), big))],
+            &[
+                ("wikipedia.test", Behaviour::Answer(ms(10), big)),
+                ("brave.test", Behaviour::Answer(ms(10), BRAVE)),
+            ],
             CACHE_ON,
         );
         let query = args(json!({"query": "hello"}));
@@ -987,7 +1173,8 @@ mod cache {
             // Verifies: REQ-CACHE-001, REQ-ARCH-004, REQ-TEST-013, I8 (a cached call's output is a fresh call's with the same engine answers)
             #[test]
             fn a_cached_call_gives_the_output_of_a_fresh_call(
-                wiki in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z <>&;]{0,24}"), 0..12),
+                // At least one hit: an empty answer is never stored.
+                wiki in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z <>&;]{0,24}"), 1..12),
                 brave in proptest::collection::vec(("[A-Z][a-z]{0,8}", "[a-z ]{0,12}"), 0..6),
                 max_results in 1u64..=20,
                 delays in (0u64..250, 0u64..250),

@@ -21,6 +21,8 @@ pub(in crate::config) fn egress(s: &mut Section<'_>, p: &mut Problems) -> Option
             allow: allow?,
             deny: deny?,
             hosts: hosts?,
+            // Filled once the engines are read (`load.rs`).
+            endpoints: Vec::new(),
         },
     })
 }

@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use rypsok_egress::EgressRule;
+use rypsok_egress::{AdmittedEndpoint, EgressPolicy, EndpointHost, parse_host_name};
 use toml::Value;
 
 use crate::config::problem::LANG_SAMPLE;
@@ -58,7 +58,7 @@ pub(in crate::config) fn is_driver_default(engine: &EngineConfig) -> bool {
 pub(in crate::config) fn engines(
     top: &mut Section<'_>,
     p: &mut Problems,
-    allow: &[EgressRule],
+    egress: &EgressPolicy,
 ) -> Option<Vec<EngineConfig>> {
     let path = top.key_path("engines");
     let table = match top.value("engines") {
@@ -108,7 +108,7 @@ pub(in crate::config) fn engines(
             }
         };
         let mut section = Section::new(engine_path, Some(body), SecretHint::ApiKey);
-        if let Some(engine) = engine(&mut section, p, name, allow) {
+        if let Some(engine) = engine(&mut section, p, name, egress) {
             engines.push(engine);
         }
         section.finish(p);
@@ -128,7 +128,7 @@ fn engine(
     s: &mut Section<'_>,
     p: &mut Problems,
     id: &str,
-    allow: &[EgressRule],
+    egress: &EgressPolicy,
 ) -> Option<EngineConfig> {
     let kind = match s.string(p, "type") {
         Lookup::Absent => {
@@ -149,7 +149,7 @@ fn engine(
     let endpoint = match s.string(p, "endpoint") {
         Lookup::Absent => Some(None),
         Lookup::Invalid => None,
-        Lookup::Found(template) => match endpoint_problem(template, allow) {
+        Lookup::Found(template) => match endpoint_problem(template, egress) {
             None => Some(Some(template.to_owned())),
             Some(message) => {
                 p.push(s.key_path("endpoint"), message);
@@ -266,7 +266,7 @@ fn weight(s: &mut Section<'_>, p: &mut Problems) -> Option<f64> {
 }
 
 /// What is wrong with an endpoint template, if anything.
-fn endpoint_problem(template: &str, allow: &[EgressRule]) -> Option<&'static str> {
+fn endpoint_problem(template: &str, egress: &EgressPolicy) -> Option<&'static str> {
     let sample = template.replace(LANG_PLACEHOLDER, LANG_SAMPLE);
     if sample.contains(['{', '}']) {
         return Some("may hold no placeholder but {lang}");
@@ -286,13 +286,51 @@ fn endpoint_problem(template: &str, allow: &[EgressRule]) -> Option<&'static str
     let (Some(host), Some(port)) = (url.host(), url.port_or_known_default()) else {
         return Some("needs a host");
     };
-    if limits::DEFAULT_PORTS.contains(&port) {
+    // An endpoint written as an address or a pinned name is admitted for
+    // its engine on its own port (design §8).
+    if limits::DEFAULT_PORTS.contains(&port) || admitted_endpoint_of(&url, egress).is_some() {
         return None;
     }
-    let allowed = allow.iter().any(|rule| match host {
+    let allowed = egress.allow.iter().any(|rule| match host {
         url::Host::Domain(name) => rule.matches_name(name, port),
         url::Host::Ipv4(addr) => rule.matches_addr(IpAddr::V4(addr), port),
         url::Host::Ipv6(addr) => rule.matches_addr(IpAddr::V6(addr), port),
     });
-    (!allowed).then_some("port outside 80 and 443 needs an [egress] allow rule")
+    (!allowed).then_some(
+        "port outside 80 and 443 needs an [egress] allow rule, an address, or a name pinned in [egress] hosts",
+    )
+}
+
+/// The endpoint `url` goes to, when the operator's policy admits it for an
+/// engine by the way it is written: a literal address, or a name pinned
+/// in `[egress] hosts` (design §8, "the configured host only").
+pub(crate) fn admitted_endpoint_of(
+    url: &url::Url,
+    egress: &EgressPolicy,
+) -> Option<AdmittedEndpoint> {
+    let port = url.port_or_known_default()?;
+    match url.host()? {
+        url::Host::Domain(name) => {
+            let name = parse_host_name(name)?;
+            egress.admit_endpoint(EndpointHost::Name(&name), port)
+        }
+        url::Host::Ipv4(addr) => egress.admit_endpoint(EndpointHost::Addr(IpAddr::V4(addr)), port),
+        url::Host::Ipv6(addr) => egress.admit_endpoint(EndpointHost::Addr(IpAddr::V6(addr)), port),
+    }
+}
+
+impl EngineConfig {
+    /// The engine's configured endpoint, when the operator wrote its host
+    /// as a literal address or as a name pinned in `[egress] hosts`: the
+    /// engine reaches it without an allow rule, and nothing else does. An
+    /// endpoint whose host depends on the language is never admitted so.
+    pub fn admitted_endpoint(&self, egress: &EgressPolicy) -> Option<AdmittedEndpoint> {
+        let template = self.endpoint.as_deref()?;
+        let admitted = |lang: &str| {
+            let url = url::Url::parse(&template.replace(LANG_PLACEHOLDER, lang)).ok()?;
+            admitted_endpoint_of(&url, egress)
+        };
+        let endpoint = admitted(LANG_SAMPLE)?;
+        (admitted("zz").as_ref() == Some(&endpoint)).then_some(endpoint)
+    }
 }

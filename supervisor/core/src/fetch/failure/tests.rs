@@ -108,11 +108,11 @@ fn classifies_every_fetch_failure() {
         ),
         (
             FetchFailure::PageReader(PortError::Unavailable),
-            "unsupported_content:extraction_failed",
+            "unavailable:busy",
         ),
         (
             FetchFailure::PageReader(PortError::WorkerFailed),
-            "unsupported_content:extraction_failed",
+            "unavailable:busy",
         ),
         (
             FetchFailure::NothingExtracted,
@@ -130,11 +130,11 @@ fn classifies_every_fetch_failure() {
         ),
         (
             FetchFailure::RobotsReader(PortError::Unavailable),
-            "denied:robots_txt",
+            "unavailable:busy",
         ),
         (
             FetchFailure::RobotsReader(PortError::WorkerFailed),
-            "denied:robots_txt",
+            "unavailable:busy",
         ),
     ];
     for (failure, want) in rows {
