@@ -10,6 +10,7 @@ mod cli;
 mod health;
 mod http;
 mod mcp;
+mod network;
 mod sandbox;
 mod secrets;
 mod stdio;

@@ -89,6 +89,9 @@ pub(crate) fn credential_report(config: &Config) -> (Vec<ConfigProblem>, Vec<Str
         };
         let consequence = match key.engine {
             Some(engine) => format!("; the engine {engine} will be inactive"),
+            None if key.key.starts_with("egress.") => {
+                "; the proxy will be asked without credentials".to_owned()
+            }
             None => "; serve --transport http will not start".to_owned(),
         };
         if key.written {

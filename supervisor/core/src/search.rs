@@ -27,7 +27,7 @@ use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::Driver;
-use crate::error::{DeniedReason, ToolError};
+use crate::error::{DeniedReason, EngineCause, FailureCause, ToolError};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
@@ -236,7 +236,8 @@ async fn gather(
 /// failure class of each engine that gave none.
 struct Answered<'a> {
     per_engine: Vec<(&'a ActiveEngine, Vec<EngineHit>)>,
-    failures: Vec<EngineErrorClass>,
+    /// Each failed engine's notice class and its finer cause.
+    failures: Vec<(EngineErrorClass, EngineCause)>,
 }
 
 /// Step 3: records what each engine's answer says of its health, keeps
@@ -259,7 +260,7 @@ fn record_answers<'a>(
         // The circuit hears of failures of the engine's own: not of a wait
         // for its concurrency slot, nor of a cut by early completion (a
         // probe cut short is given back when its guard drops).
-        let class = match answer {
+        let (class, cause) = match answer {
             Some(EngineAnswer::Hits {
                 hits,
                 latency_ms,
@@ -284,6 +285,7 @@ fn record_answers<'a>(
             }
             Some(EngineAnswer::Failed {
                 failure,
+                cause,
                 latency_ms,
             }) => {
                 if let Some(latency_ms) = latency_ms {
@@ -291,9 +293,9 @@ fn record_answers<'a>(
                 }
                 health.record_failure(id, failure);
                 settle(probe);
-                failure.class
+                (failure.class, cause)
             }
-            Some(EngineAnswer::NotSent) => EngineErrorClass::Timeout,
+            Some(EngineAnswer::NotSent) => (EngineErrorClass::Timeout, FailureCause::Timeout),
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !gathered.cut_early {
@@ -304,12 +306,19 @@ fn record_answers<'a>(
                     event = "engine_result",
                     engine = id,
                     class = class.as_str(),
+                    cause = FailureCause::Timeout.as_str(),
                     "engine did not answer in time"
                 );
-                class
+                (class, FailureCause::Timeout)
             }
         };
-        answered.failures.push(class);
+        answered.failures.push((
+            class,
+            EngineCause {
+                engine: id.to_owned(),
+                cause,
+            },
+        ));
         notices.push(Notice::engine_failed(&engine.config.id, class));
     }
     answered
@@ -331,10 +340,13 @@ fn finish(
         // Nothing answered: the deadline when every engine ran out of time,
         // otherwise a failure of every engine (§7).
         return Err(
-            if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
+            if failures
+                .iter()
+                .all(|(c, _)| *c == EngineErrorClass::Timeout)
+            {
                 ToolError::search_deadline()
             } else {
-                ToolError::all_failed()
+                ToolError::all_failed(failures.into_iter().map(|(_, cause)| cause).collect())
             },
         );
     }
