@@ -1,7 +1,9 @@
 //! `[egress] proxy`: a loopback forward proxy that alone can reach the
 //! engine (its name resolves nowhere else), environment proxies that see
-//! nothing, a proxy that answers 407, and `all_failed` naming each
-//! engine's failure cause (design §8, REQ-RES-008, REQ-ERR-002).
+//! nothing, a proxy that answers 407, a TLS engine behind a CONNECT tunnel
+//! signed by a test CA that only `ca_file` makes trusted (tests/certs,
+//! made by its script), and `all_failed` naming each engine's failure
+//! cause (design §8, REQ-RES-008, REQ-ERR-002).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -13,7 +15,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{FakeHttp, Reply, Server, read_request_head, structured, workspace_file};
+use crate::support::{
+    FakeHttp, Reply, Server, TempDir, binary, read_request_head, structured, workspace_file,
+};
 
 /// The engine's name: nothing resolves it but the proxy.
 const ENGINE_NAME: &str = "engine.rypsok.test";
@@ -76,6 +80,10 @@ fn relay(
         .find(|(name, _)| name == "proxy-authorization")
         .map(|(_, value)| value.clone());
     seen.lock().expect("seen lock").push((target.clone(), auth));
+    if status.is_none() && target == format!("{ENGINE_NAME}:{engine_port}") {
+        tunnel(client, engine_port);
+        return;
+    }
     let prefix = format!("http://{ENGINE_NAME}:{engine_port}");
     let path = match (status, target.strip_prefix(&prefix)) {
         (None, Some(path)) => path.to_owned(),
@@ -101,6 +109,83 @@ fn relay(
     let mut answer = Vec::new();
     let _ = upstream.read_to_end(&mut answer);
     let _ = client.write_all(&answer);
+}
+
+/// CONNECT: a tunnel to the loopback engine, bytes copied both ways.
+fn tunnel(mut client: TcpStream, engine_port: u16) {
+    #[allow(clippy::disallowed_methods)] // the proxy's own upstream connection
+    let Ok(upstream) = TcpStream::connect(("127.0.0.1", engine_port)) else {
+        return;
+    };
+    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+    let (Ok(mut client_read), Ok(mut upstream_write)) = (client.try_clone(), upstream.try_clone())
+    else {
+        return;
+    };
+    let up = thread::spawn(move || {
+        let _ = std::io::copy(&mut client_read, &mut upstream_write);
+        let _ = upstream_write.shutdown(std::net::Shutdown::Write);
+    });
+    let mut upstream_read = upstream;
+    let _ = std::io::copy(&mut upstream_read, &mut client);
+    let _ = client.shutdown(std::net::Shutdown::Write);
+    let _ = up.join();
+}
+
+/// A loopback https engine for [`ENGINE_NAME`], its certificate signed by
+/// the test CA, answering every request with `body`.
+fn start_tls_engine(body: Vec<u8>) -> u16 {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(workspace_file("tests/certs/engine-cert.pem"))
+            .expect("engine certificate")
+            .collect::<Result<_, _>>()
+            .expect("engine certificate");
+    let key = PrivateKeyDer::from_pem_file(workspace_file("tests/certs/engine-key.pem"))
+        .expect("engine key");
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .expect("server config");
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let port = listener.local_addr().expect("local addr").port();
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (config, body) = (config.clone(), body.clone());
+            thread::spawn(move || {
+                let Ok(conn) = rustls::ServerConnection::new(config) else {
+                    return;
+                };
+                let mut tls = rustls::StreamOwned::new(conn, stream);
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
+                    match tls.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let _ = tls.write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+                let _ = tls.write_all(&body);
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            });
+        }
+    });
+    port
 }
 
 fn fixture() -> Vec<u8> {
@@ -173,6 +258,8 @@ fn searches_through_the_configured_proxy_and_never_an_environment_proxy() {
             .all(|(name, _)| name != "proxy-authorization")
     );
     assert_eq!(decoy.connections.load(Ordering::Acquire), 0);
+    // The call's lines are in before the log is searched for the secret.
+    server.await_log(&[("event", json!("engine_result"))], Duration::from_secs(5));
     let stderr = server.stderr.lock().expect("stderr").join("\n");
     assert!(!stderr.contains("s3cret") && !stderr.contains("YWxpY2U6czNjcmV0"));
 }
@@ -193,8 +280,14 @@ fn a_proxy_asking_for_credentials_names_proxy_auth() {
     );
     assert_eq!(proxy.seen()[0].1, None);
     assert_eq!(engine.connections.load(Ordering::Acquire), 0);
-    let stderr = server.stderr.lock().expect("stderr").join("\n");
-    assert!(stderr.contains(r#""cause":"proxy_auth""#), "{stderr}");
+    let line = server.await_log(
+        &[
+            ("event", json!("engine_result")),
+            ("cause", json!("proxy_auth")),
+        ],
+        Duration::from_secs(5),
+    );
+    assert!(line.is_some(), "{:?}", server.log());
 }
 
 // Verifies: REQ-ERR-002 (all_failed names each failed engine's cause, without any network)
@@ -230,6 +323,82 @@ endpoint = "http://127.0.0.1:{}/w/api.php"
         error["detail"]["engines"],
         json!({"wikipedia": "connect", "wiki2": "rate_limit"})
     );
-    let stderr = server.stderr.lock().expect("stderr").join("\n");
-    assert!(stderr.contains(r#""cause":"connect""#), "{stderr}");
+    let line = server.await_log(
+        &[
+            ("event", json!("engine_result")),
+            ("cause", json!("connect")),
+        ],
+        Duration::from_secs(5),
+    );
+    assert!(line.is_some(), "{:?}", server.log());
+}
+
+// Verifies: REQ-RES-008 (https through a CONNECT tunnel; the operator's CA is trusted only with ca_file)
+#[test]
+fn a_tls_engine_signed_by_the_operators_ca_is_trusted_only_with_ca_file() {
+    let engine_port = start_tls_engine(fixture());
+    let proxy = FakeProxy::start(engine_port, None);
+    let config = |extra: &str| {
+        proxied_config(engine_port, proxy.addr, extra).replace(
+            &format!("http://{ENGINE_NAME}:{engine_port}/w/api.php"),
+            &format!("https://{ENGINE_NAME}:{engine_port}/w/api.php"),
+        )
+    };
+    let mut server = Server::start(Some(&config("")));
+    server.initialize();
+    let result = server.call("web_search", json!({"query": "counter strike"}));
+    let error = &structured(&result)["error"];
+    assert_eq!(
+        error["detail"]["engines"],
+        json!({"wikipedia": "tls"}),
+        "{result}"
+    );
+    assert_eq!(proxy.seen()[0].0, format!("{ENGINE_NAME}:{engine_port}"));
+    drop(server);
+
+    let ca = workspace_file("tests/certs/test-ca.pem");
+    let mut server = Server::start(Some(&config(&format!(
+        "ca_file = {:?}",
+        ca.display().to_string()
+    ))));
+    server.initialize();
+    let result = server.call("web_search", json!({"query": "counter strike"}));
+    assert_eq!(structured(&result)["outcome"], json!("ok"), "{result}");
+}
+
+// Verifies: REQ-RES-008 (check names the roots in use and refuses a ca_file without a certificate)
+#[test]
+fn check_names_the_roots_in_use_and_refuses_an_unusable_ca_file() {
+    let dir = TempDir::new("ca-file");
+    let empty = dir.write("empty.pem", "");
+    let ca = workspace_file("tests/certs/test-ca.pem");
+    let run = |ca_file: &std::path::Path| {
+        let config = dir.write(
+            "rypsok.toml",
+            &format!(
+                "config_version = 1\n[egress]\nca_file = {:?}\n",
+                ca_file.display().to_string()
+            ),
+        );
+        std::process::Command::new(binary())
+            .arg("check")
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .expect("run check")
+    };
+    let out = run(&ca);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("TLS roots: the built-in web roots and 1 certificate(s) from"),
+        "{stdout}"
+    );
+    let out = run(&empty);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("egress.ca_file: the file holds no PEM certificate"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("configuration invalid: 1 problem(s)"));
 }
