@@ -19,6 +19,9 @@ use crate::support::{
     FakeHttp, Reply, Server, TempDir, binary, read_request_head, structured, workspace_file,
 };
 
+/// What the proxy saw: each request target and its `Proxy-Authorization`.
+type Requests = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 /// The engine's name: nothing resolves it but the proxy.
 const ENGINE_NAME: &str = "engine.rypsok.test";
 
@@ -29,7 +32,7 @@ const ENGINE_NAME: &str = "engine.rypsok.test";
 struct FakeProxy {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    seen: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    seen: Requests,
 }
 
 impl FakeProxy {
@@ -380,6 +383,7 @@ fn check_names_the_roots_in_use_and_refuses_an_unusable_ca_file() {
                 ca_file.display().to_string()
             ),
         );
+        #[allow(clippy::disallowed_methods)] // the binary under test
         std::process::Command::new(binary())
             .arg("check")
             .arg("--config")

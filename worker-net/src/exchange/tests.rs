@@ -586,7 +586,7 @@ async fn builds_its_context_from_the_system_configuration_without_network() {
         // Whatever the host's resolver configuration, building the context
         // neither fails nor queries anything; a refused literal proves the
         // context judges before any I/O.
-        let ctx = NetContext::new(rypsok_proto::NetInit {
+        let ctx = NetContext::new(NetInit {
             egress: EgressPolicy::default(),
             agent_http: false,
             proxy: None,
