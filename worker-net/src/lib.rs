@@ -5,9 +5,10 @@
 //! names itself, judges every address it is about to connect to and the peer
 //! it connected to (I3), never follows redirects (a 3xx comes back with its
 //! `Location`), ignores environment proxies, and decodes the content codings
-//! it offers while the body streams, goes through the operator's
-//! `[egress] proxy` when one is configured, counting the byte bound after decoding
-//! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017).
+//! it offers while the body streams, counting the byte bound after decoding
+//! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017). Engine
+//! traffic goes through the operator's `[egress] proxy` when one is
+//! configured ([`proxy`], REQ-RES-008).
 //! The supervisor starts it by re-executing the rypsok binary; [`serve`] is
 //! its whole life.
 #![forbid(unsafe_code)]
