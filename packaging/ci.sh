@@ -190,6 +190,18 @@ step_systemd() {
     echo "exposure: $score (at most 2.0)"
     # --threshold counts in tenths; a score above 2.0 fails.
     systemd-analyze security --offline=true --threshold=20 "$unit" >/dev/null
+    # The kernel's second line (REQ-DEP-003): every range rypsok refuses is
+    # denied to the unit, and only the resolver stub and the loopback
+    # listener are allowed back.
+    local deny allow range
+    deny=$(sed -n 's/^IPAddressDeny=//p' "$unit")
+    allow=$(sed -n 's/^IPAddressAllow=//p' "$unit")
+    for range in localhost link-local multicast 10.0.0.0/8 100.64.0.0/10 172.16.0.0/12 192.168.0.0/16 fc00::/7; do
+        case " $deny " in *" $range "*) ;; *) echo "FAIL: IPAddressDeny= lacks $range" >&2; exit 1 ;; esac
+    done
+    [ "$allow" = "127.0.0.53 127.0.0.1 ::1" ] || { echo "FAIL: IPAddressAllow= is '$allow'" >&2; exit 1; }
+    echo "IPAddressDeny=$deny"
+    echo "IPAddressAllow=$allow"
     if [ -d /run/systemd/system ]; then
         echo "-- started for real with systemd-run under the unit's restrictions"
         systemd-run --wait --pipe --collect -p DynamicUser=yes -p ProtectSystem=strict \

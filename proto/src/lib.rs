@@ -17,11 +17,15 @@
 //! [`retry_after_ms`] is the one reading of a wait from headers, shared by
 //! the supervisor's fetch and the engine parsers.
 //!
+//! [`FailureCause`] is the closed vocabulary of why an engine's request
+//! failed, shared by the search's answer, its logs and `check --online`.
+//!
 //! [`limits`] holds every LIM value of the project in one place. The egress
 //! policy and the robots.txt matcher are rypsok-egress's: this crate only
 //! carries their data ([`NetInit`]'s policy, [`ParseResponse::Robots`]).
 #![forbid(unsafe_code)]
 
+mod cause;
 mod date;
 mod engine;
 mod frame;
@@ -33,6 +37,7 @@ pub mod probe;
 pub mod probe_gate;
 mod serve;
 
+pub use cause::FailureCause;
 pub use date::{is_iso_date, is_result_date, iso_date_of_unix};
 pub use engine::EngineKind;
 pub use frame::{FrameError, decode_frame, read_frame, write_frame};
@@ -43,6 +48,7 @@ pub use message::{
     NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
     WorkerHello, WorkerKind,
 };
+pub use message::{NetProxy, ProxyAuthorization};
 // The robots.txt rules are a parse answer's payload: named here with the
 // other messages, defined with their matcher.
 pub use rypsok_egress::robots::{RobotsRule, RobotsRules};

@@ -63,6 +63,38 @@ pub struct NetInit {
     /// Whether an agent-directed exchange ([`Profile::Agent`]) may use plain
     /// http (`[egress] allow_http`, REQ-FETCH-010). https is always allowed.
     pub agent_http: bool,
+    /// `[egress] proxy`: the forward proxy engine traffic goes through.
+    pub proxy: Option<NetProxy>,
+    /// `[egress] ca_file`: extra trust anchors (DER), added to the
+    /// built-in roots.
+    pub extra_roots: Vec<serde_bytes::ByteBuf>,
+}
+
+/// The configured forward proxy (`[egress] proxy`, design §8,
+/// REQ-RES-008): an `http://HOST:PORT` proxy, CONNECT for https.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetProxy {
+    /// The proxy's host: a normalised name or a literal address.
+    pub host: String,
+    /// The proxy's port.
+    pub port: u16,
+    /// The `Proxy-Authorization` value, read by the supervisor from
+    /// `proxy_auth_env` or `proxy_auth_file`.
+    pub authorization: Option<ProxyAuthorization>,
+    /// Whether agent-directed exchanges go through it too: the operator
+    /// stated that the proxy enforces the same egress profile
+    /// (`proxy_enforces_profile`). Otherwise they go direct.
+    pub agent: bool,
+}
+
+/// A `Proxy-Authorization` header value. Its `Debug` never shows it.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct ProxyAuthorization(pub String);
+
+impl std::fmt::Debug for ProxyAuthorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProxyAuthorization(..)")
+    }
 }
 
 /// The first frame a worker writes once it is ready for requests.
@@ -341,6 +373,13 @@ pub enum NetFailure {
     TooLarge,
     /// The peer broke HTTP.
     Protocol,
+    /// The configured proxy did not accept a connection (`[egress] proxy`).
+    ProxyConnect,
+    /// The configured proxy answered 407: credentials missing or refused.
+    ProxyAuth,
+    /// The configured proxy refused the tunnel or the request with another
+    /// status (502, 403, ...), or did not speak HTTP.
+    ProxyStatus,
 }
 
 impl NetFailure {
@@ -355,6 +394,9 @@ impl NetFailure {
             Self::Timeout => "timeout",
             Self::TooLarge => "too_large",
             Self::Protocol => "protocol",
+            Self::ProxyConnect => "proxy_connect",
+            Self::ProxyAuth => "proxy_auth",
+            Self::ProxyStatus => "proxy_status",
         }
     }
 }

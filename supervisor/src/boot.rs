@@ -45,6 +45,8 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
         net_init: Some(NetInit {
             egress: config.egress.policy.clone(),
             agent_http: config.egress.allow_http,
+            proxy: config.egress.proxy.as_ref().map(crate::network::net_proxy),
+            extra_roots: crate::network::extra_roots(config),
         }),
         sandbox,
         probes,

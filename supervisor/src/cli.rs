@@ -204,12 +204,23 @@ fn check(chosen: &Chosen, online: bool) -> ExitCode {
     for warning in &warnings {
         eprintln!("{warning}");
     }
+    let mut problems = problems;
+    let roots = crate::network::roots_report(&config);
+    if let Err((path, why)) = &roots {
+        problems.push(ConfigProblem {
+            path: path.clone(),
+            message: why.to_string(),
+        });
+    }
     if !problems.is_empty() {
         return invalid(&problems, chosen);
     }
     println!("configuration valid");
     println!("configuration file: {}", chosen.describe());
     report_admitted_endpoints(&config);
+    if let Ok(roots) = roots {
+        println!("{roots}");
+    }
     // The configuration is only half of whether serve can work: the other
     // half is what this kernel lets the workers do.
     if !check_confinement(&config) {

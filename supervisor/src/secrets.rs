@@ -107,6 +107,11 @@ pub(crate) fn credential_report(config: &Config) -> (Vec<ConfigProblem>, Vec<Str
                 "warning: {}: {why}; the engine {engine} will be inactive",
                 key.key
             )),
+            // The proxy is then asked without credentials: serve starts.
+            None if key.key.starts_with("egress.") => warnings.push(format!(
+                "warning: {}: {why}; the proxy will be asked without credentials",
+                key.key
+            )),
             None => problems.push(ConfigProblem {
                 path: key.key,
                 message: format!("{why}; serve --transport http will not start"),

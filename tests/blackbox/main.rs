@@ -32,6 +32,9 @@
 //!   licence, and every path the Markdown files link to or name.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
+//! - `proxy`: `[egress] proxy`: a loopback forward proxy that alone reaches
+//!   the engine, environment proxies that see nothing, a 407, and
+//!   `all_failed` naming each engine's failure cause.
 //! - `sandbox`: each worker's confinement as the kernel shows it
 //!   (no_new_privs, seccomp, limits, descriptors), and workers probed into
 //!   forbidden operations: killed or refused, replaced, the next call served.
@@ -64,6 +67,7 @@ mod fetch;
 mod http;
 mod packaging;
 mod protocol;
+mod proxy;
 mod sandbox;
 mod search;
 mod status;

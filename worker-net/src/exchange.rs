@@ -27,8 +27,10 @@
 //!
 //! all under the request's deadline ([`NetFailure::Timeout`]).
 //!
-//! No proxy is ever used: nothing here reads the environment, and the HTTP
-//! layer is hyper's bare connection API over a socket this module opened.
+//! No environment proxy is ever used: nothing here reads the environment,
+//! and the HTTP layer is hyper's bare connection API over a socket this
+//! module opened. The operator's `[egress] proxy` takes steps 2 and 3's
+//! place for the exchanges it serves ([`crate::proxy`]).
 //! Logs carry fixed event names and numbers: never a URL, a path, a query,
 //! a host name or a body.
 
@@ -43,10 +45,12 @@ use http::header::{
 use http_body_util::Empty;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use rustls::pki_types::ServerName;
+use rustls::pki_types::{CertificateDer, ServerName};
 use rypsok_egress::{AddressVerdict, EgressPolicy, EndpointHost, Refusal, parse_host_name};
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
-use rypsok_proto::{ExchangeRequest, ExchangeResponse, Header, NetFailure, Profile};
+use rypsok_proto::{
+    ExchangeRequest, ExchangeResponse, Header, NetFailure, NetInit, NetProxy, Profile,
+};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
@@ -89,16 +93,18 @@ const RESERVED_REQUEST_HEADERS: [&str; 10] = [
 const AGENT_REQUEST_HEADERS: [&str; 3] = ["user-agent", "accept", "accept-language"];
 
 /// What every exchange of this worker shares: the operator's egress
-/// policy, the resolver and the TLS configuration. Built once at start,
-/// before the sandbox closes the file system.
+/// policy, the resolver, the TLS configuration and the configured proxy.
+/// Built once at start, before the sandbox closes the file system.
 pub(crate) struct NetContext {
-    egress: EgressPolicy,
+    pub(crate) egress: EgressPolicy,
     /// Whether [`Profile::Agent`] may use plain http (REQ-FETCH-010).
     agent_http: bool,
-    resolver: NameResolver,
+    pub(crate) resolver: NameResolver,
     /// `None` when rustls could not be configured: every https exchange
     /// then fails with [`NetFailure::Tls`].
-    tls: Option<TlsConnector>,
+    pub(crate) tls: Option<TlsConnector>,
+    /// `[egress] proxy`, if any (design §8, REQ-RES-008).
+    proxy: Option<NetProxy>,
 }
 
 impl std::fmt::Debug for NetContext {
@@ -108,15 +114,18 @@ impl std::fmt::Debug for NetContext {
             .field("agent_http", &self.agent_http)
             .field("resolver", &self.resolver)
             .field("tls", &self.tls.is_some())
+            .field("proxy", &self.proxy.is_some())
             .finish()
     }
 }
 
 impl NetContext {
     /// Reads the system's name servers and sets up TLS with the webpki
-    /// roots. Never fails: what cannot be set up fails its exchanges.
-    pub(crate) fn new(egress: EgressPolicy, agent_http: bool) -> NetContext {
-        NetContext::with_resolver(egress, agent_http, NameResolver::from_system())
+    /// roots and the operator's extra ones. Never fails: what cannot be
+    /// set up fails its exchanges.
+    pub(crate) fn new(init: NetInit) -> NetContext {
+        NetContext::with_resolver(init.egress, init.agent_http, NameResolver::from_system())
+            .with_network(init.proxy, &init.extra_roots)
     }
 
     pub(crate) fn with_resolver(
@@ -124,27 +133,72 @@ impl NetContext {
         agent_http: bool,
         resolver: NameResolver,
     ) -> NetContext {
-        let tls = tls_config().map(|config| TlsConnector::from(Arc::new(config)));
-        if tls.is_none() {
-            tracing::warn!(
-                event = "tls_unconfigured",
-                "TLS could not be configured; every https exchange will fail"
-            );
-        }
         NetContext {
             egress,
             agent_http,
             resolver,
-            tls,
+            tls: tls_connector::<Vec<u8>>(&[]),
+            proxy: None,
         }
+    }
+
+    /// The operator's proxy and extra trust anchors (`[egress] proxy`,
+    /// `ca_file`).
+    pub(crate) fn with_network<R: AsRef<[u8]>>(
+        mut self,
+        proxy: Option<NetProxy>,
+        extra_roots: &[R],
+    ) -> NetContext {
+        self.proxy = proxy;
+        if !extra_roots.is_empty() {
+            self.tls = tls_connector(extra_roots);
+        }
+        self
+    }
+
+    /// The proxy an exchange under `profile` goes through: always for
+    /// engines; for agent-directed fetches only when the operator stated
+    /// that the proxy enforces the same profile.
+    fn proxy_for(&self, profile: Profile) -> Option<&NetProxy> {
+        self.proxy
+            .as_ref()
+            .filter(|proxy| profile == Profile::Engine || proxy.agent)
     }
 }
 
-fn tls_config() -> Option<rustls::ClientConfig> {
+fn tls_connector<R: AsRef<[u8]>>(extra_roots: &[R]) -> Option<TlsConnector> {
+    let tls = tls_config(extra_roots).map(|config| TlsConnector::from(Arc::new(config)));
+    if tls.is_none() {
+        tracing::warn!(
+            event = "tls_unconfigured",
+            "TLS could not be configured; every https exchange will fail"
+        );
+    }
+    tls
+}
+
+/// The webpki roots, plus `extra_roots` (DER, `[egress] ca_file`, already
+/// checked by the supervisor: one that does not parse here is skipped and
+/// counted in the log).
+fn tls_config<R: AsRef<[u8]>>(extra_roots: &[R]) -> Option<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let roots = rustls::RootCertStore {
+    let mut roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
+    if !extra_roots.is_empty() {
+        let (added, skipped) = roots.add_parsable_certificates(
+            extra_roots
+                .iter()
+                .map(|der| CertificateDer::from(der.as_ref().to_vec())),
+        );
+        tracing::info!(
+            event = "tls_roots",
+            builtin = webpki_roots::TLS_SERVER_ROOTS.len(),
+            extra = added,
+            skipped,
+            "extra trust anchors added to the built-in roots"
+        );
+    }
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .ok()?
@@ -185,21 +239,21 @@ pub(crate) async fn exchange(
 
 /// Where an exchange goes, once the URL has been read.
 #[derive(Debug)]
-struct Target {
+pub(crate) struct Target {
     /// Whether TLS wraps the connection.
-    tls: bool,
+    pub(crate) tls: bool,
     /// The host as the URL names it: a normalised name or an address.
-    host: TargetHost,
+    pub(crate) host: TargetHost,
     /// The port connected to.
-    port: u16,
+    pub(crate) port: u16,
     /// The `Host` header value.
-    authority: String,
+    pub(crate) authority: String,
     /// Origin-form request target: path and query, no fragment.
-    path_and_query: String,
+    pub(crate) path_and_query: String,
 }
 
 #[derive(Debug)]
-enum TargetHost {
+pub(crate) enum TargetHost {
     Name(String),
     Addr(IpAddr),
 }
@@ -210,6 +264,9 @@ async fn exchange_within_deadline(
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
     let request = build_request(&target, &req.headers, req.profile)?;
+    if let Some(proxy) = ctx.proxy_for(req.profile) {
+        return crate::proxy::exchange_via(ctx, proxy, &target, request, req.max_body_bytes).await;
+    }
     let candidates = judged_candidates(ctx, &target, req.profile).await?;
     let judge = |peer: SocketAddr| {
         judge_one(
@@ -223,12 +280,7 @@ async fn exchange_within_deadline(
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
     if target.tls {
         let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
-        let server_name = match &target.host {
-            TargetHost::Name(name) => {
-                ServerName::try_from(name.clone()).map_err(|_| NetFailure::InvalidUrl)?
-            }
-            TargetHost::Addr(addr) => ServerName::IpAddress((*addr).into()),
-        };
+        let server_name = server_name(&target)?;
         // LIM-F6 covers the handshake too: a peer that accepts TCP but
         // never finishes TLS has not accepted a connection in time, and the
         // next address is tried.
@@ -247,6 +299,16 @@ async fn exchange_within_deadline(
         let plain = |tcp| std::future::ready(Ok(tcp));
         let tcp = connect_judged(&candidates, per_address, judge, plain).await?;
         send_get(tcp, request, req.max_body_bytes).await
+    }
+}
+
+/// The name TLS verifies: the URL's host.
+pub(crate) fn server_name(target: &Target) -> Result<ServerName<'static>, NetFailure> {
+    match &target.host {
+        TargetHost::Name(name) => {
+            ServerName::try_from(name.clone()).map_err(|_| NetFailure::InvalidUrl)
+        }
+        TargetHost::Addr(addr) => Ok(ServerName::IpAddress((*addr).into())),
     }
 }
 
@@ -337,7 +399,7 @@ async fn judged_candidates(
 
 /// The policy's verdict on `addr:port` as an answer for the target host,
 /// under the exchange's profile.
-fn judge_one(
+pub(crate) fn judge_one(
     policy: &EgressPolicy,
     host: &TargetHost,
     profile: Profile,
@@ -360,7 +422,7 @@ fn judge_one(
 /// Logs a refusal by its fixed words only (no host, no address) and
 /// answers it with the part of the policy that refused, which the
 /// supervisor logs with the call.
-fn refused(refusal: Refusal) -> NetFailure {
+pub(crate) fn refused(refusal: Refusal) -> NetFailure {
     tracing::info!(
         event = "egress_refused",
         refused = refusal.as_str(),
@@ -407,7 +469,7 @@ fn build_request(
 
 /// Aborts the HTTP connection task when the exchange ends for any reason
 /// (answer, bound, deadline, cancellation), so no socket outlives its call.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
@@ -416,7 +478,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// Sends the request on `io` and reads the response within `max_body_bytes`.
-async fn send_get<S>(
+pub(crate) async fn send_get<S>(
     io: S,
     request: http::Request<Empty<Bytes>>,
     max_body_bytes: u64,

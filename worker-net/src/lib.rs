@@ -6,7 +6,9 @@
 //! it connected to (I3), never follows redirects (a 3xx comes back with its
 //! `Location`), ignores environment proxies, and decodes the content codings
 //! it offers while the body streams, counting the byte bound after decoding
-//! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017).
+//! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017). Engine
+//! traffic goes through the operator's `[egress] proxy` when one is
+//! configured ([`proxy`], REQ-RES-008).
 //! The supervisor starts it by re-executing the rypsok binary; [`serve`] is
 //! its whole life.
 #![forbid(unsafe_code)]
@@ -14,6 +16,7 @@
 mod body;
 mod connector;
 mod exchange;
+mod proxy;
 mod resolve;
 #[cfg(test)]
 mod test_support;
@@ -40,9 +43,9 @@ where
     C: FnOnce(&EgressPolicy) -> Confinement,
 {
     let init: NetInit = read_frame(&mut reader).await?;
-    let confinement_input = init.egress.clone();
+    let confinement_input = proxy::confinement_policy(&init);
     // Reads /etc/resolv.conf: the last file this process opens.
-    let ctx = std::sync::Arc::new(NetContext::new(init.egress, init.agent_http));
+    let ctx = std::sync::Arc::new(NetContext::new(init));
     let hello = WorkerHello {
         kind: WorkerKind::Net,
         pid: std::process::id(),

@@ -142,6 +142,25 @@ pub struct EgressConfig {
     pub allow_http: bool,
     /// allow, deny and hosts.
     pub policy: EgressPolicy,
+    /// `proxy` and its keys: the forward proxy for engine traffic.
+    pub proxy: Option<ProxyConfig>,
+    /// `ca_file`: extra trust anchors (PEM), read by the adapter at start.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// `[egress] proxy`, `proxy_auth_env`/`proxy_auth_file`,
+/// `proxy_enforces_profile` (design §8, REQ-RES-008).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyConfig {
+    /// The proxy's host: a normalised name or a literal address.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// Basic credentials (`user:password`), by reference only.
+    pub auth: Option<SecretRef>,
+    /// The operator states that the proxy enforces the agent profile:
+    /// `web_fetch` then goes through it too.
+    pub enforces_profile: bool,
 }
 
 /// `[privacy]`.
@@ -391,7 +410,18 @@ impl Config {
                     written: !section::engines::is_driver_default(engine),
                 })
             });
-        http.chain(engines).collect()
+        let proxy = self
+            .egress
+            .proxy
+            .iter()
+            .filter_map(|proxy| proxy.auth.as_ref())
+            .map(|reference| CredentialKey {
+                key: reader::child("egress", &reference.key("proxy_auth")),
+                reference,
+                engine: None,
+                written: true,
+            });
+        http.chain(engines).chain(proxy).collect()
     }
 
     /// The configuration of a run with no file (REQ-CFG-003, REQ-OPS-003).

@@ -11,6 +11,7 @@
 //! successful responses and notices are in `response.rs`.
 
 use rypsok_egress::{AddressClass, AddressVerdict};
+pub use rypsok_proto::FailureCause;
 
 pub use crate::secret::SecretKind;
 use crate::vocabulary::vocabulary;
@@ -298,12 +299,13 @@ pub enum NoEngineFor {
 
 /// Why nothing could be returned: the reasons of `unavailable`, each with
 /// its data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unavailable {
     /// `no_engine`, with what left none.
     NoEngine(NoEngineFor),
-    /// `all_failed`.
-    AllFailed,
+    /// `all_failed`: each engine that failed, with why (the additive
+    /// `engines` detail key).
+    AllFailed(Vec<EngineCause>),
     /// `rate_limited`: the tool's rate limit, free again after this long.
     RateLimited {
         /// When to retry.
@@ -391,12 +393,21 @@ impl Denied {
     }
 }
 
+/// One engine of an `all_failed` answer and why it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineCause {
+    /// The engine's configured id (the operator's word, not external text).
+    pub engine: String,
+    /// Why it failed.
+    pub cause: FailureCause,
+}
+
 impl Unavailable {
     /// Its word.
     pub const fn reason(&self) -> UnavailableReason {
         match self {
             Self::NoEngine(_) => UnavailableReason::NoEngine,
-            Self::AllFailed => UnavailableReason::AllFailed,
+            Self::AllFailed(_) => UnavailableReason::AllFailed,
             Self::RateLimited { .. } => UnavailableReason::RateLimited,
             Self::Network => UnavailableReason::Network,
             Self::Deadline(_) => UnavailableReason::Deadline,
@@ -485,9 +496,9 @@ impl ToolError {
         Self::Unavailable(Unavailable::NoEngine(why))
     }
 
-    /// `unavailable`, `all_failed`.
-    pub fn all_failed() -> Self {
-        Self::Unavailable(Unavailable::AllFailed)
+    /// `unavailable`, `all_failed`, naming why each engine failed.
+    pub fn all_failed(causes: Vec<EngineCause>) -> Self {
+        Self::Unavailable(Unavailable::AllFailed(causes))
     }
 
     /// `unavailable`, `deadline` for a search.
@@ -692,7 +703,10 @@ pub(crate) fn every_error() -> Vec<ToolError> {
         ToolError::secret_in_url(SecretKind::UrlPassword, 8),
         ToolError::no_engine(NoEngineFor::Arguments),
         ToolError::no_engine(NoEngineFor::TimeRange),
-        ToolError::all_failed(),
+        ToolError::all_failed(vec![EngineCause {
+            engine: "duckduckgo".to_owned(),
+            cause: FailureCause::Resolve,
+        }]),
         ToolError::rate_limited(1500),
         ToolError::network(),
         ToolError::search_deadline(),

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use rypsok_proto::limits::{FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS};
-use rypsok_proto::{PageParse, retry_after_ms};
+use rypsok_proto::{FailureCause, PageParse, retry_after_ms};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout_at};
 
@@ -114,18 +114,24 @@ pub(crate) async fn fetch(
     }
     let call_deadline = started + Duration::from_millis(FETCH_CALL_MAX_MS);
     let network_deadline = started + Duration::from_millis(FETCH_NETWORK_BUDGET_MS);
+    let mut cause = None;
     let outcome = match timeout_at(
         call_deadline,
         run(env, target, &args, network_deadline, call_deadline),
     )
     .await
     {
-        Ok(outcome) => outcome.map_err(ToolError::from),
+        Ok(outcome) => outcome.map_err(|failure| {
+            cause = failure.cause();
+            ToolError::from(failure)
+        }),
         Err(_) => Err(FetchFailure::CallDeadline.into()),
     };
     match &outcome {
         Ok(_) => tracing::info!(event = "fetch_result", outcome = "ok", "fetch answered"),
-        Err(e) => log_failure("fetch_result", "fetch failed", e),
+        // The cause says why a site could not be reached; the caller's
+        // answer stays as §4 fixes it.
+        Err(e) => log_failure_with_cause("fetch_result", "fetch failed", e, cause),
     }
     outcome
 }
@@ -135,6 +141,16 @@ pub(crate) async fn fetch(
 /// only: which part of the policy refused and the address class, never the
 /// address or the URL.
 fn log_failure(event: &'static str, message: &'static str, e: &ToolError) {
+    log_failure_with_cause(event, message, e, None);
+}
+
+/// As [`log_failure`], with the cause of a hop that produced no response.
+fn log_failure_with_cause(
+    event: &'static str,
+    message: &'static str,
+    e: &ToolError,
+    cause: Option<FailureCause>,
+) {
     let kind = e.kind().as_str();
     tracing::info!(
         event,
@@ -145,6 +161,7 @@ fn log_failure(event: &'static str, message: &'static str, e: &ToolError) {
         reason = e.reason().map_or("", |reason| reason.as_str()),
         refused = e.refused().map(|part| part.as_str()),
         address_class = e.address_class().map(|class| class.as_str()),
+        cause = cause.map(FailureCause::as_str),
         "{message}"
     );
 }

@@ -47,7 +47,7 @@ mod vocabulary;
 
 pub use config::{Config, ConfigProblem};
 pub use context::user_agent;
-pub use error::{ErrorKind, ToolError};
+pub use error::{EngineCause, ErrorKind, FailureCause, ToolError};
 pub use ports::{NetPort, ParsePort, PortError, PortFuture};
 pub use ratelimit::Caller;
 pub use response::{ToolOutput, ToolResponse};

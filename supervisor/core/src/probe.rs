@@ -75,6 +75,12 @@ pub enum ProbeFailure {
     Request,
     /// A worker did not answer.
     Worker,
+    /// The configured proxy refused the connection or could not be reached.
+    ProxyConnect,
+    /// The configured proxy asked for credentials (407).
+    ProxyAuth,
+    /// The configured proxy answered the tunnel request with another status.
+    ProxyStatus,
 }
 
 impl ProbeFailure {
@@ -96,6 +102,9 @@ impl ProbeFailure {
             Self::Http(status) => format!("HTTP {status}"),
             Self::Request => "request refused".to_owned(),
             Self::Worker => "worker".to_owned(),
+            Self::ProxyConnect => "proxy connect".to_owned(),
+            Self::ProxyAuth => "proxy auth".to_owned(),
+            Self::ProxyStatus => "proxy status".to_owned(),
         }
     }
 }
@@ -214,6 +223,9 @@ impl Services {
                     NetFailure::Tls => ProbeFailure::Tls,
                     NetFailure::Timeout => ProbeFailure::Timeout,
                     NetFailure::TooLarge | NetFailure::Protocol => ProbeFailure::Protocol,
+                    NetFailure::ProxyConnect => ProbeFailure::ProxyConnect,
+                    NetFailure::ProxyAuth => ProbeFailure::ProxyAuth,
+                    NetFailure::ProxyStatus => ProbeFailure::ProxyStatus,
                 });
             }
             Err(ExchangeError::Port(error)) => return ProbeOutcome::Failed(port_failure(error)),

@@ -27,7 +27,7 @@ use crate::cache::CacheKey;
 use crate::config::SecretDetection;
 use crate::context::{ActiveEngine, Context};
 use crate::engine::Driver;
-use crate::error::{DeniedReason, NoEngineFor, ToolError};
+use crate::error::{DeniedReason, EngineCause, FailureCause, NoEngineFor, ToolError};
 use crate::health::{Failure, ProbeGuard};
 use crate::limits::RESULTS_PER_ENGINE;
 use crate::ratelimit::Caller;
@@ -246,7 +246,8 @@ async fn gather(
 /// failure class of each engine that gave none.
 struct Answered<'a> {
     per_engine: Vec<(&'a ActiveEngine, Vec<EngineHit>)>,
-    failures: Vec<EngineErrorClass>,
+    /// Each failed engine's notice class and its finer cause.
+    failures: Vec<(EngineErrorClass, EngineCause)>,
     /// Indexes into `per_engine` of the fresh answers the cache may keep:
     /// asked now (not from the cache), and not paced by the provider.
     storable: Vec<usize>,
@@ -278,7 +279,7 @@ fn record_answers<'a>(
         // for its concurrency slot, nor of a cut by early completion, nor of
         // a worker's death (a probe cut short is given back when its guard
         // drops).
-        let class = match answer {
+        let (class, cause) = match answer {
             Some(EngineAnswer::Hits {
                 hits,
                 latency_ms,
@@ -307,6 +308,7 @@ fn record_answers<'a>(
             }
             Some(EngineAnswer::Failed {
                 failure,
+                cause,
                 latency_ms,
             }) => {
                 if let Some(latency_ms) = latency_ms {
@@ -315,17 +317,17 @@ fn record_answers<'a>(
                 health.record_failure(id, failure);
                 settle(probe);
                 answered.partial = true;
-                failure.class
+                (failure.class, cause)
             }
             // A worker failed, not the engine: its circuit hears nothing
             // (a probe is given back when its guard drops).
             Some(EngineAnswer::Lost(class)) => {
                 answered.partial = true;
-                class
+                (class, FailureCause::Internal)
             }
             Some(EngineAnswer::NotSent) => {
                 answered.partial = true;
-                EngineErrorClass::Timeout
+                (EngineErrorClass::Timeout, FailureCause::Timeout)
             }
             None => {
                 let class = EngineErrorClass::Timeout;
@@ -338,12 +340,19 @@ fn record_answers<'a>(
                     event = "engine_result",
                     engine = id,
                     class = class.as_str(),
+                    cause = FailureCause::Timeout.as_str(),
                     "engine did not answer in time"
                 );
-                class
+                (class, FailureCause::Timeout)
             }
         };
-        answered.failures.push(class);
+        answered.failures.push((
+            class,
+            EngineCause {
+                engine: id.to_owned(),
+                cause,
+            },
+        ));
         notices.push(Notice::engine_failed(&engine.config.id, class));
     }
     answered
@@ -383,10 +392,13 @@ fn finish(
         // Nothing answered: the deadline when every engine ran out of time,
         // otherwise a failure of every engine (§7).
         return Err(
-            if failures.iter().all(|c| *c == EngineErrorClass::Timeout) {
+            if failures
+                .iter()
+                .all(|(c, _)| *c == EngineErrorClass::Timeout)
+            {
                 ToolError::search_deadline()
             } else {
-                ToolError::all_failed()
+                ToolError::all_failed(failures.into_iter().map(|(_, cause)| cause).collect())
             },
         );
     }

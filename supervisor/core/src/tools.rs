@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
-use crate::error::EgressRefused;
+use crate::error::{EgressRefused, FailureCause};
 use crate::response::{DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 use crate::vocabulary::vocabulary;
@@ -76,6 +76,16 @@ fn error_schema_with(detail: Value) -> Value {
         "required": ["kind", "message"]})
 }
 
+/// web_search's error detail publishes the failure causes `all_failed`
+/// names per engine; its other keys (design §4) stay open.
+fn search_error_schema() -> Value {
+    error_schema_with(json!({"type": "object", "properties": {
+        "engines": {"type": "object",
+            "description": "all_failed: each engine that failed, and why.",
+            "additionalProperties": {"type": "string", "enum": FailureCause::words()}}},
+        "additionalProperties": true}))
+}
+
 /// web_fetch's error detail publishes the egress refusal's words; its other
 /// keys (design §4) stay open.
 fn fetch_error_schema() -> Value {
@@ -134,7 +144,7 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
             "results": {"type": "array", "items": {"type": "object", "properties": {
                 "title": {"type": "string"}, "url": {"type": "string"}, "snippet": {"type": "string"},
                 "date": {"type": "string"}, "engines": {"type": "array", "items": {"type": "string"}}}}},
-            "error": error_schema()}}),
+            "error": search_error_schema()}}),
         open_world: true,
     };
     let fetch = ToolDefinition {

@@ -62,6 +62,8 @@ fn spec(exe: PathBuf) -> WorkerSpec {
         net_init: Some(NetInit {
             egress: EgressPolicy::default(),
             agent_http: false,
+            proxy: None,
+            extra_roots: Vec::new(),
         }),
         // The defaults of `[sandbox]`.
         probes: false,

@@ -633,7 +633,12 @@ async fn builds_its_context_from_the_system_configuration_without_network() {
         // Whatever the host's resolver configuration, building the context
         // neither fails nor queries anything; a refused literal proves the
         // context judges before any I/O.
-        let ctx = NetContext::new(EgressPolicy::default(), false);
+        let ctx = NetContext::new(NetInit {
+            egress: EgressPolicy::default(),
+            agent_http: false,
+            proxy: None,
+            extra_roots: Vec::new(),
+        });
         let got = exchange(
             &ctx,
             request("https://10.0.0.1/".to_owned(), Profile::Agent),

@@ -61,7 +61,7 @@ fn variant(e: &ToolError) -> &'static str {
         ToolError::Denied(Denied::SecretInQuery(_)) => "Denied::SecretInQuery",
         ToolError::Denied(Denied::SecretInUrl(_)) => "Denied::SecretInUrl",
         ToolError::Unavailable(Unavailable::NoEngine(_)) => "Unavailable::NoEngine",
-        ToolError::Unavailable(Unavailable::AllFailed) => "Unavailable::AllFailed",
+        ToolError::Unavailable(Unavailable::AllFailed(_)) => "Unavailable::AllFailed",
         ToolError::Unavailable(Unavailable::RateLimited { .. }) => "Unavailable::RateLimited",
         ToolError::Unavailable(Unavailable::Network) => "Unavailable::Network",
         ToolError::Unavailable(Unavailable::Deadline(_)) => "Unavailable::Deadline",
@@ -202,9 +202,18 @@ fn renders_each_reason_on_the_wire_as_the_contract_says() {
             json!({"reason": "no_engine"}),
         ),
         (
-            ToolError::all_failed(),
-            "every engine failed; retry later",
-            json!({"reason": "all_failed"}),
+            ToolError::all_failed(vec![
+                EngineCause {
+                    engine: "duckduckgo".to_owned(),
+                    cause: FailureCause::Resolve,
+                },
+                EngineCause {
+                    engine: "brave".to_owned(),
+                    cause: FailureCause::Auth,
+                },
+            ]),
+            "every engine failed; the detail names why for each",
+            json!({"reason": "all_failed", "engines": {"duckduckgo": "resolve", "brave": "auth"}}),
         ),
         (
             ToolError::http_status(503, Some(2000)),

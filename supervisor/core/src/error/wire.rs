@@ -45,6 +45,8 @@ vocabulary! {
         MediaType => "media_type",
         /// LIM-F3.
         LimitBytes => "limit_bytes",
+        /// Each failed engine's id and failure cause (`all_failed`).
+        Engines => "engines",
     }
 }
 
@@ -59,6 +61,9 @@ pub enum DetailValue<'a> {
     Words(Vec<&'a str>),
     /// External data, already cleaned and bounded: a view marks it as such.
     External(&'a str),
+    /// Engine ids (the operator's words) each with a word of
+    /// [`super::FailureCause`].
+    Causes(Vec<(&'a str, &'static str)>),
 }
 
 /// One entry of an error's detail.
@@ -93,6 +98,13 @@ impl<'a> Fields<'a> {
         self.0.push(Field {
             key,
             value: DetailValue::Words(words),
+        });
+    }
+
+    fn causes(&mut self, key: DetailKey, causes: Vec<(&'a str, &'static str)>) {
+        self.0.push(Field {
+            key,
+            value: DetailValue::Causes(causes),
         });
     }
 
@@ -164,8 +176,14 @@ impl ToolError {
                         fields.number(DetailKey::RetryAfterMs, *ms);
                     }
                 }
+                Unavailable::AllFailed(causes) => fields.causes(
+                    DetailKey::Engines,
+                    causes
+                        .iter()
+                        .map(|c| (c.engine.as_str(), c.cause.as_str()))
+                        .collect(),
+                ),
                 Unavailable::NoEngine(_)
-                | Unavailable::AllFailed
                 | Unavailable::Network
                 | Unavailable::Deadline(_)
                 | Unavailable::Busy(_) => {}
@@ -192,6 +210,12 @@ impl ToolError {
                     DetailValue::Number(number) => json!(number),
                     DetailValue::Words(words) => json!(words),
                     DetailValue::External(text) => json!(text),
+                    DetailValue::Causes(causes) => Value::Object(
+                        causes
+                            .into_iter()
+                            .map(|(engine, cause)| (engine.to_owned(), json!(cause)))
+                            .collect(),
+                    ),
                 };
                 (field.key.as_str().to_owned(), value)
             })
@@ -341,7 +365,7 @@ fn unavailable_message(unavailable: &Unavailable) -> String {
         Unavailable::NoEngine(NoEngineFor::TimeRange) => {
             "no enabled engine of this category can filter by time_range: drop time_range, or enable an engine that can (brave, duckduckgo, searxng)"
         }
-        Unavailable::AllFailed => "every engine failed; retry later",
+        Unavailable::AllFailed(_) => "every engine failed; the detail names why for each",
         Unavailable::RateLimited { .. } => "the tool's rate limit was reached; retry later",
         Unavailable::Network => "the site could not be reached",
         Unavailable::Deadline(DeadlineOf::Search) => {

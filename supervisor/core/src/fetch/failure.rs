@@ -5,8 +5,8 @@
 //! below, with no `_` arm, says what the caller is answered, so a new
 //! failure cannot slip through unclassified.
 
-use rypsok_proto::NetFailure;
 use rypsok_proto::limits::ROBOTS_MAX_BYTES;
+use rypsok_proto::{FailureCause, NetFailure};
 
 use super::hop::HopFailure;
 use crate::error::{Refused, ToolError};
@@ -64,6 +64,23 @@ pub(super) enum FetchFailure {
     RobotsHop { failure: HopFailure, upgraded: bool },
     /// The robots.txt reader's worker failed or ran out of time.
     RobotsReader(PortError),
+}
+
+impl FetchFailure {
+    /// Why a hop produced no response, in the words of the `fetch_result`
+    /// log line (the caller's answer stays `network`, `deadline`, ...).
+    pub(super) fn cause(&self) -> Option<FailureCause> {
+        let (Self::Hop { failure, .. } | Self::RobotsHop { failure, .. }) = self else {
+            return None;
+        };
+        Some(match failure {
+            HopFailure::Net(net) => FailureCause::from(*net),
+            HopFailure::Port(PortError::Timeout) | HopFailure::BudgetSpent => FailureCause::Timeout,
+            HopFailure::Port(PortError::Unavailable | PortError::WorkerFailed) => {
+                FailureCause::Internal
+            }
+        })
+    }
 }
 
 impl From<FetchFailure> for ToolError {
@@ -134,7 +151,10 @@ fn hop_error(failure: HopFailure, upgraded: bool, max_bytes: u64) -> ToolError {
             | NetFailure::Refused(_)
             | NetFailure::Connect
             | NetFailure::Tls
-            | NetFailure::Protocol,
+            | NetFailure::Protocol
+            | NetFailure::ProxyConnect
+            | NetFailure::ProxyAuth
+            | NetFailure::ProxyStatus,
         )
         | HopFailure::Port(PortError::Unavailable | PortError::WorkerFailed) => {
             ToolError::network()

@@ -255,6 +255,13 @@ fn error(out: &mut Out, e: &ToolError) {
                 rest.push((field.key, words.join(", ")));
             }
             DetailValue::External(text) => external.push((external_label(field.key), text)),
+            DetailValue::Causes(causes) => {
+                let causes: Vec<String> = causes
+                    .into_iter()
+                    .map(|(engine, cause)| format!("{} ({})", word(engine), word(cause)))
+                    .collect();
+                rest.push((field.key, causes.join(", ")));
+            }
         }
     }
     if !rest.is_empty() {

@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use rypsok_egress::EgressPolicy;
-use rypsok_proto::{EngineFailure, EngineHit, EngineParse, ExchangeRequest, NetFailure, Profile};
+use rypsok_proto::{
+    EngineFailure, EngineHit, EngineParse, ExchangeRequest, FailureCause, NetFailure, Profile,
+};
 use tokio::time::{Instant, timeout_at};
 
 use crate::config::admitted_endpoint_of;
@@ -39,6 +41,8 @@ pub(super) enum EngineAnswer {
     /// The engine failed.
     Failed {
         failure: Failure,
+        /// Why, in the finer words of `all_failed` and the logs.
+        cause: FailureCause,
         /// How long the exchange took, when it completed (the answer then
         /// did not parse, or said the engine failed).
         latency_ms: Option<u64>,
@@ -106,7 +110,7 @@ pub(super) async fn query_engine(
     let response = match ctx.net.exchange(exchange, engine_deadline).await {
         Ok(response) => response,
         Err(ExchangeError::Net(failure)) => {
-            return failed(id, Failure::of(classify_net(failure)), None);
+            return failed(id, Failure::of(classify_net(failure)), failure.into(), None);
         }
         Err(ExchangeError::Port(e)) => return port_failed(id, e, None),
     };
@@ -153,7 +157,7 @@ pub(super) async fn query_engine(
                 pause_until: Some(Instant::now() + pause),
             }
         }
-        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f), Some(latency_ms)),
+        Ok(EngineParse::Failure(f)) => failed(id, classify_engine(f), f.into(), Some(latency_ms)),
         Err(e) => port_failed(id, e, Some(latency_ms)),
     }
 }
@@ -164,7 +168,12 @@ pub(super) async fn query_engine(
 /// or is backing off is rypsok's failure, [`EngineAnswer::Lost`].
 fn port_failed(engine: &str, error: PortError, latency_ms: Option<u64>) -> EngineAnswer {
     match error {
-        PortError::Timeout => failed(engine, Failure::of(classify_port(error)), latency_ms),
+        PortError::Timeout => failed(
+            engine,
+            Failure::of(classify_port(error)),
+            cause_of_port(error),
+            latency_ms,
+        ),
         PortError::Unavailable | PortError::WorkerFailed => {
             let class = classify_port(error);
             tracing::info!(
@@ -198,16 +207,32 @@ fn profile_for(engine: &ActiveEngine, url: &str, egress: &EgressPolicy) -> Profi
     }
 }
 
-fn failed(engine: &str, failure: Failure, latency_ms: Option<u64>) -> EngineAnswer {
+/// The `engine_result` line of a failure names its notice class and its
+/// finer cause (the words of `all_failed`'s detail).
+fn failed(
+    engine: &str,
+    failure: Failure,
+    cause: FailureCause,
+    latency_ms: Option<u64>,
+) -> EngineAnswer {
     tracing::info!(
         event = "engine_result",
         engine,
         class = failure.class.as_str(),
+        cause = cause.as_str(),
         "engine failed"
     );
     EngineAnswer::Failed {
         failure,
+        cause,
         latency_ms,
+    }
+}
+
+fn cause_of_port(error: PortError) -> FailureCause {
+    match error {
+        PortError::Timeout => FailureCause::Timeout,
+        PortError::Unavailable | PortError::WorkerFailed => FailureCause::Internal,
     }
 }
 
@@ -221,7 +246,10 @@ fn classify_net(failure: NetFailure) -> EngineErrorClass {
         | NetFailure::Refused(_)
         | NetFailure::Connect
         | NetFailure::Tls
-        | NetFailure::Protocol => EngineErrorClass::RequestFailure,
+        | NetFailure::Protocol
+        | NetFailure::ProxyConnect
+        | NetFailure::ProxyAuth
+        | NetFailure::ProxyStatus => EngineErrorClass::RequestFailure,
     }
 }
 

@@ -18,6 +18,9 @@ fn every_hop_failure() -> Vec<HopFailure> {
         HopFailure::Net(NetFailure::Timeout),
         HopFailure::Net(NetFailure::TooLarge),
         HopFailure::Net(NetFailure::Protocol),
+        HopFailure::Net(NetFailure::ProxyConnect),
+        HopFailure::Net(NetFailure::ProxyAuth),
+        HopFailure::Net(NetFailure::ProxyStatus),
         HopFailure::Port(PortError::Unavailable),
         HopFailure::Port(PortError::WorkerFailed),
         HopFailure::Port(PortError::Timeout),
@@ -43,7 +46,10 @@ fn hop_answer(failure: HopFailure, upgraded: bool, robots: bool) -> &'static str
             | NetFailure::Refused(_)
             | NetFailure::Connect
             | NetFailure::Tls
-            | NetFailure::Protocol,
+            | NetFailure::Protocol
+            | NetFailure::ProxyConnect
+            | NetFailure::ProxyAuth
+            | NetFailure::ProxyStatus,
         )
         | HopFailure::Port(PortError::Unavailable | PortError::WorkerFailed) => {
             "unavailable:network"
