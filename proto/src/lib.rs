@@ -40,8 +40,8 @@ pub use header::{capped_wait_ms, header_value, retry_after_ms, whole_number};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,
     FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure, NetInit, NetRequest,
-    NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker, Unreadable,
-    WorkerHello, WorkerKind,
+    NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
+    Unreadable, WorkerHello, WorkerKind,
 };
 // The robots.txt rules are a parse answer's payload: named here with the
 // other messages, defined with their matcher.
