@@ -62,8 +62,9 @@ def thirty_page(out):
     for n in range(1, 31):
         pdf.add_page()
         pdf.set_font("DejaVu", "", 11)
+        turn = SENTENCES[n % len(SENTENCES):] + SENTENCES[:n % len(SENTENCES)]
         pdf.multi_cell(0, 6, f"Section {n} begins here. " + " ".join(
-            SENTENCES) + f" This is the closing line of section {n}.")
+            turn) + f" This is the closing line of section {n}.")
     pdf.output(str(out / "thirty-page.pdf"))
 
 

@@ -21,6 +21,10 @@ const EDGE_LINES: usize = 2;
 /// taken for a running header or footer.
 const RUNNING_MIN_PAGES: usize = 3;
 
+/// The most words a running header or footer has: a line of body text,
+/// repeated because the pages say the same thing, is longer.
+const RUNNING_MAX_WORDS: usize = 12;
+
 /// The longest line taken for a title, in characters.
 const HEADING_MAX_CHARS: usize = 200;
 
@@ -160,7 +164,9 @@ fn drop_running_lines(pages: &mut [Vec<String>]) {
     let running = pages.len() >= RUNNING_MIN_PAGES;
     for lines in pages.iter_mut() {
         for i in edges(lines) {
-            let repeated = running && seen.get(&shape(&lines[i])).is_some_and(|&n| n >= needed);
+            let repeated = running
+                && lines[i].split_whitespace().count() <= RUNNING_MAX_WORDS
+                && seen.get(&shape(&lines[i])).is_some_and(|&n| n >= needed);
             if repeated || is_page_number(&lines[i]) {
                 lines[i].clear();
             }
@@ -242,6 +248,14 @@ mod tests {
             p.markdown(),
             "Page 1\n\nBody one.\n\nPage 2\n\nBody two.\n\nPage 3\n\nBody three."
         );
+    }
+
+    #[test]
+    // Verifies: REQ-FETCH-002 (a body line that repeats is text, not a running head)
+    fn keeps_long_lines_that_repeat_on_every_page() {
+        let line = "one two three four five six seven eight nine ten eleven twelve thirteen";
+        let p = pages(&[line, line, line]);
+        assert_eq!(p.markdown().matches("thirteen").count(), 3);
     }
 
     #[test]

@@ -53,7 +53,10 @@ fn reads_a_two_page_document_in_order_with_its_title() {
     let mut at = 0;
     for sentence in expected {
         let found = markdown[at..].find(sentence);
-        assert!(found.is_some(), "{sentence:?} not after {at} in {markdown:?}");
+        assert!(
+            found.is_some(),
+            "{sentence:?} not after {at} in {markdown:?}"
+        );
         at += found.unwrap_or_default() + sentence.len();
     }
 }
@@ -65,14 +68,20 @@ fn reads_greek_cyrillic_ligatures_and_joins_a_hyphenated_word() {
     assert!(markdown.contains("η γρήγορη καφέ αλεπού"), "{markdown}");
     assert!(markdown.contains("съешь же ещё этих мягких булок"));
     assert!(markdown.contains("fine flow office afford"));
-    assert!(markdown.contains("the experiment was repeated"), "{markdown}");
+    assert!(
+        markdown.contains("the experiment was repeated"),
+        "{markdown}"
+    );
 }
 
 #[test]
 // Verifies: REQ-FETCH-002 (headers and footers repeated on every page dropped)
 fn drops_the_running_head_and_foot_of_every_page() {
     let (_, markdown, _) = text("running-heads.pdf");
-    assert!(!markdown.contains("Journal of Repeated Headers"), "{markdown}");
+    assert!(
+        !markdown.contains("Journal of Repeated Headers"),
+        "{markdown}"
+    );
     assert!(!markdown.contains("do not cite"));
     assert!(markdown.contains("Body text of page 3."));
 }
@@ -81,13 +90,21 @@ fn drops_the_running_head_and_foot_of_every_page() {
 // Verifies: REQ-FETCH-002 (tables, footnotes and two columns keep their words)
 fn keeps_table_cells_footnotes_and_both_columns() {
     let (_, markdown, _) = text("table-footnote.pdf");
-    for word in ["Station", "North", "7.25", "Footnote: readings are in metres"] {
+    for word in [
+        "Station",
+        "North",
+        "7.25",
+        "Footnote: readings are in metres",
+    ] {
         assert!(markdown.contains(word), "{word} in {markdown}");
     }
     let (_, markdown, _) = text("two-columns.pdf");
     let left = markdown.find("Left column text");
     let right = markdown.find("Right column text");
-    assert!(left.is_some() && right.is_some() && left < right, "{markdown}");
+    assert!(
+        left.is_some() && right.is_some() && left < right,
+        "{markdown}"
+    );
 }
 
 #[test]
@@ -114,7 +131,10 @@ fn stops_an_inflation_bomb_at_the_stream_bound() {
     let started = Instant::now();
     let result = read_pdf(&data("hostile-bomb.pdf"));
     assert!(
-        matches!(result, PdfResult::Failed | PdfResult::Text { partial: true, .. }),
+        matches!(
+            result,
+            PdfResult::Failed | PdfResult::Text { partial: true, .. }
+        ),
         "{result:?}"
     );
     assert!(started.elapsed().as_millis() < u128::from(PDF_MAX_READ_MS) * 2);
