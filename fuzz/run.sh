@@ -24,6 +24,7 @@ cargo fuzz build -s none -a
 dict_of() {
     case $1 in
         html_extract | html_skip | charset_decode | duckduckgo_answer) echo dict/html.dict ;;
+        pdf_read) echo dict/pdf.dict ;;
         url_policy) echo dict/url.dict ;;
         config_load) echo dict/toml.dict ;;
         wikipedia_answer | brave_answer | tool_args | crossref_answer | openalex_answer \

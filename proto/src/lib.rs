@@ -46,7 +46,7 @@ pub use message::{
     Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,
     FromWorker, Header, LandlockLevel, LandlockNet, LogLevel, NetFailure, NetInit, NetRequest,
     NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
-    WorkerHello, WorkerKind,
+    Unreadable, WorkerHello, WorkerKind,
 };
 pub use message::{NetProxy, ProxyAuthorization};
 // The robots.txt rules are a parse answer's payload: named here with the

@@ -60,6 +60,27 @@ pub const PARSE_WORKERS: u32 = 2;
 pub const HTML_MAX_NODES: u32 = 100_000;
 /// LIM-F12: HTML parse bound on depth.
 pub const HTML_MAX_DEPTH: u32 = 256;
+/// LIM-F14: response byte limit of a PDF (a body served as
+/// `application/pdf`, or under a generic binary type), after decompression.
+/// Papers are often 1-15 MB; the ceiling is one LIM-W1 frame less room for
+/// the headers, so the default is that ceiling.
+pub const FETCH_PDF_MAX_BYTES: u64 = 7 * 1024 * 1024;
+/// LIM-F15: pages of a PDF that are read; past them `extraction_partial`.
+pub const PDF_MAX_PAGES: usize = 2000;
+/// LIM-F15: objects a PDF may hold; past them it is not read.
+pub const PDF_MAX_OBJECTS: usize = 500_000;
+/// LIM-F15: decompressed bytes of one stream (object, cross-reference or
+/// page content stream); a stream past it is not read.
+pub const PDF_MAX_STREAM_BYTES: usize = 64 * 1024 * 1024;
+/// LIM-F15: decompressed page content bytes of one document, all pages
+/// together; past them `extraction_partial`.
+pub const PDF_MAX_CONTENT_BYTES: usize = 192 * 1024 * 1024;
+/// LIM-F15: nesting depth of arrays and dictionaries in a PDF's syntax
+/// (the reader's own bound, checked by our tests); deeper is not read.
+pub const PDF_MAX_DEPTH: usize = 100;
+/// LIM-F15: time spent reading one PDF's pages; past it
+/// `extraction_partial` with the pages read so far.
+pub const PDF_MAX_READ_MS: u64 = 5000;
 
 /// LIM-C6: `web_search` calls per minute.
 pub const SEARCH_PER_MINUTE: u32 = 60;

@@ -471,6 +471,19 @@ pub enum PageParse {
     },
     /// A readable type with no main content.
     NoContent,
+    /// A PDF that cannot be read, and why.
+    Unreadable(Unreadable),
+}
+
+/// Why a document of a readable type cannot be read at all (answered as
+/// `unsupported_content` with `extraction_failed`, and a message saying
+/// which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unreadable {
+    /// A PDF whose pages hold no text, only images (a scan): no OCR.
+    NoTextLayer,
+    /// A PDF encrypted with a password other than the empty one.
+    Encrypted,
 }
 
 /// What an engine answer meant.

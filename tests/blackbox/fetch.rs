@@ -3,6 +3,8 @@
 //! `[egress] hosts` names for them, `allow_http` because the sites speak
 //! plain HTTP. Every call must end within LIM-F5 (I7).
 
+mod pdf;
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};

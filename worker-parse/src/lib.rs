@@ -1,7 +1,8 @@
 //! rypsok-worker-parse: the process that reads every hostile byte.
 //!
 //! It receives bytes and returns structured data: engine answers become
-//! [`rypsok_proto::EngineParse`] (hits or a failure class). It has no network
+//! [`rypsok_proto::EngineParse`] (hits or a failure class); fetched
+//! documents become Markdown ([`page`] for HTML and text, [`pdf`] for PDF). It has no network
 //! and no file access; a crash, a hang or a memory blow-up kills only this
 //! process, and the supervisor replaces it (ARCHITECTURE.md, REQ-ENG-005,
 //! REQ-PAGE-008). The supervisor runs a pool of these, each serving one
@@ -12,6 +13,7 @@ mod engine;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod page;
+pub mod pdf;
 pub mod robots;
 
 use rypsok_proto::{
@@ -82,6 +84,26 @@ pub fn parse(req: ParseRequest) -> ParseResponse {
                 body: &body,
             },
         )),
+        ParseRequest::Page {
+            body,
+            content_type,
+            url: _,
+        } if pdf::is_pdf(content_type.as_deref(), &body) => {
+            ParseResponse::Page(match pdf::read_pdf(&body) {
+                pdf::PdfResult::Text {
+                    title,
+                    markdown,
+                    partial,
+                } => PageParse::Page {
+                    title,
+                    markdown,
+                    partial,
+                    structured: false,
+                },
+                pdf::PdfResult::Unreadable(why) => PageParse::Unreadable(why),
+                pdf::PdfResult::Failed => PageParse::NoContent,
+            })
+        }
         ParseRequest::Page {
             body,
             content_type,

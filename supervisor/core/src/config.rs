@@ -127,6 +127,8 @@ pub struct FetchConfig {
     pub max_chars_ceiling: u32,
     /// LIM-F3.
     pub max_bytes: u64,
+    /// LIM-F14: the bound of a body that is (or may be) a PDF.
+    pub pdf_max_bytes: u64,
     /// REQ-CMP-005.
     pub robots_txt: bool,
     /// REQ-FETCH-006.

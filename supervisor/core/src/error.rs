@@ -351,8 +351,20 @@ pub enum DeadlineOf {
 pub enum Unsupported {
     /// `media_type`: external data, already cleaned and bounded.
     MediaType(String),
-    /// `extraction_failed`.
-    ExtractionFailed,
+    /// `extraction_failed`, and what the message says of it.
+    ExtractionFailed(Extraction),
+}
+
+/// Why nothing could be extracted: one reason on the wire
+/// (`extraction_failed`), a message for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extraction {
+    /// No main content (an empty shell, a broken document, a dead parser).
+    NoContent,
+    /// A PDF with no text layer (a scan; no OCR).
+    NoTextLayer,
+    /// A PDF encrypted with a password other than the empty one.
+    Encrypted,
 }
 
 /// The `reason` of an error's detail: a word of one of the three reason
@@ -422,7 +434,7 @@ impl Unsupported {
     pub const fn reason(&self) -> UnsupportedReason {
         match self {
             Self::MediaType(_) => UnsupportedReason::MediaType,
-            Self::ExtractionFailed => UnsupportedReason::ExtractionFailed,
+            Self::ExtractionFailed(_) => UnsupportedReason::ExtractionFailed,
         }
     }
 }
@@ -599,7 +611,19 @@ impl ToolError {
 
     /// `unsupported_content`, `extraction_failed`.
     pub fn extraction_failed() -> Self {
-        Self::UnsupportedContent(Unsupported::ExtractionFailed)
+        Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NoContent))
+    }
+
+    /// `unsupported_content`, `extraction_failed`: a PDF without a text
+    /// layer.
+    pub fn no_text_layer() -> Self {
+        Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NoTextLayer))
+    }
+
+    /// `unsupported_content`, `extraction_failed`: a PDF that needs a
+    /// password.
+    pub fn encrypted() -> Self {
+        Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::Encrypted))
     }
 
     /// `too_large`: the body exceeded LIM-F3.

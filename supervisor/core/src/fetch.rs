@@ -42,9 +42,10 @@ use policy::{Strict, Target};
 /// The longest media type an `unsupported_content` error carries.
 const MEDIA_TYPE_MAX_CHARS: usize = 100;
 
-/// What a page request accepts: Markdown first, then HTML (REQ-FETCH-002).
-const PAGE_ACCEPT: &str =
-    "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, */*;q=0.1";
+/// What a page request accepts: Markdown first, then HTML, then PDF
+/// (REQ-FETCH-002).
+const PAGE_ACCEPT: &str = "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, \
+     application/pdf;q=0.85, text/plain;q=0.8, */*;q=0.1";
 
 /// The fetch state of one process: the tool's rate limit (LIM-C7), its
 /// concurrency (LIM-F10, for the process and each caller's share), the
@@ -175,13 +176,18 @@ async fn run(
     call_deadline: Instant,
 ) -> Result<FetchResponse, FetchFailure> {
     let config = &env.ctx.config;
+    // The body's kind is known only from its headers: the exchange reads up
+    // to the larger of the two bounds, and the bound of the kind it turns
+    // out to be is applied below. A body past both is answered with
+    // `max_bytes` (LIM-F3), a bound it is past whatever its kind.
+    let read_bytes = config.fetch.max_bytes.max(config.fetch.pdf_max_bytes);
     let max_bytes = config.fetch.max_bytes;
     let mut hops = 0u32;
     let response = loop {
         if config.fetch.robots_txt {
             robots::check(env, &target, network_deadline, call_deadline).await?;
         }
-        let response = exchange(env, &target.url, PAGE_ACCEPT, max_bytes, network_deadline)
+        let response = exchange(env, &target.url, PAGE_ACCEPT, read_bytes, network_deadline)
             .await
             .map_err(|failure| FetchFailure::Hop {
                 failure,
@@ -225,6 +231,10 @@ async fn run(
         return Err(FetchFailure::UnexpectedStatus);
     }
     let content_type = header(&response.headers, "content-type").map(str::to_owned);
+    let bound = body_bound(content_type.as_deref(), &config.fetch);
+    if response.body.len() as u64 > bound {
+        return Err(FetchFailure::TooLarge { max_bytes: bound });
+    }
     let document = Document {
         url: target.url.to_string(),
         content_type,
@@ -249,6 +259,7 @@ async fn run(
             return Err(FetchFailure::MediaType(media_type));
         }
         Ok(PageParse::NoContent) => return Err(FetchFailure::NothingExtracted),
+        Ok(PageParse::Unreadable(why)) => return Err(FetchFailure::Unreadable(why)),
         Err(e) => return Err(FetchFailure::PageReader(e)),
     };
     // Cleaning and windowing a document of up to LIM-F3 is CPU work of up
@@ -259,6 +270,25 @@ async fn run(
     tokio::task::spawn_blocking(move || respond(url, title.as_deref(), &markdown, read, &args))
         .await
         .unwrap_or(Err(FetchFailure::NothingExtracted))
+}
+
+/// The byte bound of a body by its declared type: LIM-F14 for one that is
+/// or may be a PDF (declared so, declared as a generic binary type, or not
+/// declared: worker-parse looks at its first bytes), LIM-F3 otherwise. The
+/// supervisor reads the header only, never the body.
+fn body_bound(content_type: Option<&str>, config: &crate::config::FetchConfig) -> u64 {
+    let essence = content_type
+        .and_then(|t| t.split(';').next())
+        .map(|t| t.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match essence.as_str() {
+        "application/pdf"
+        | "application/x-pdf"
+        | "application/octet-stream"
+        | "binary/octet-stream"
+        | "" => config.pdf_max_bytes,
+        _ => config.max_bytes,
+    }
 }
 
 /// A redirect target passes the whole URL policy again.

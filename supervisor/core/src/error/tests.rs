@@ -34,6 +34,8 @@ fn every_message_fits_the_error_bound() {
     let mut all = every_error();
     all.extend([
         ToolError::too_large(u64::MAX),
+        ToolError::no_text_layer(),
+        ToolError::encrypted(),
         ToolError::url_too_long(usize::MAX),
         ToolError::start_char_beyond(u64::MAX),
         ToolError::http_status(u16::MAX, Some(u64::MAX)),
@@ -69,7 +71,7 @@ fn variant(e: &ToolError) -> &'static str {
         ToolError::Unavailable(Unavailable::Busy(_)) => "Unavailable::Busy",
         ToolError::Redirected { .. } => "Redirected",
         ToolError::UnsupportedContent(Unsupported::MediaType(_)) => "Unsupported::MediaType",
-        ToolError::UnsupportedContent(Unsupported::ExtractionFailed) => {
+        ToolError::UnsupportedContent(Unsupported::ExtractionFailed(_)) => {
             "Unsupported::ExtractionFailed"
         }
         ToolError::TooLarge { .. } => "TooLarge",
@@ -227,12 +229,22 @@ fn renders_each_reason_on_the_wire_as_the_contract_says() {
         ),
         (
             ToolError::unsupported_media_type("image/png".to_owned()),
-            "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are",
+            "the page's media type cannot be read; only HTML, XHTML, plain text, Markdown and PDF are",
             json!({"reason": "media_type", "media_type": "image/png"}),
         ),
         (
             ToolError::extraction_failed(),
             "no main content could be extracted from the page",
+            json!({"reason": "extraction_failed"}),
+        ),
+        (
+            ToolError::no_text_layer(),
+            "the PDF has no text layer (its pages are images, as a scan's are); rypsok does not recognise text in images",
+            json!({"reason": "extraction_failed"}),
+        ),
+        (
+            ToolError::encrypted(),
+            "the PDF is encrypted and needs a password; it cannot be read",
             json!({"reason": "extraction_failed"}),
         ),
         (

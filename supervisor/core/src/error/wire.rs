@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    BusyWith, DeadlineOf, Denied, EgressRefused, NoEngineFor, ParamProblem, Refused, SchemeDenial,
-    ToolError, Unavailable, Unsupported,
+    BusyWith, DeadlineOf, Denied, EgressRefused, Extraction, NoEngineFor, ParamProblem, Refused,
+    SchemeDenial, ToolError, Unavailable, Unsupported,
 };
 use crate::limits::ERROR_MESSAGE_MAX_CHARS;
 use crate::vocabulary::vocabulary;
@@ -127,10 +127,16 @@ impl ToolError {
                 "the page redirects to another host; fetch the location to follow it"
             }
             Self::UnsupportedContent(Unsupported::MediaType(_)) => {
-                "the page's media type cannot be read; only HTML, XHTML, plain text and Markdown are"
+                "the page's media type cannot be read; only HTML, XHTML, plain text, Markdown and PDF are"
             }
-            Self::UnsupportedContent(Unsupported::ExtractionFailed) => {
+            Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NoContent)) => {
                 "no main content could be extracted from the page"
+            }
+            Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NoTextLayer)) => {
+                "the PDF has no text layer (its pages are images, as a scan's are); rypsok does not recognise text in images"
+            }
+            Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::Encrypted)) => {
+                "the PDF is encrypted and needs a password; it cannot be read"
             }
             Self::TooLarge { limit_bytes } => {
                 return format!("the page is larger than the limit of {limit_bytes} bytes");
@@ -193,7 +199,7 @@ impl ToolError {
                 Unsupported::MediaType(media_type) => {
                     fields.external(DetailKey::MediaType, media_type);
                 }
-                Unsupported::ExtractionFailed => {}
+                Unsupported::ExtractionFailed(_) => {}
             },
             Self::TooLarge { limit_bytes } => fields.number(DetailKey::LimitBytes, *limit_bytes),
         }

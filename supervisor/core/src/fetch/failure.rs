@@ -6,7 +6,7 @@
 //! failure cannot slip through unclassified.
 
 use rypsok_proto::limits::ROBOTS_MAX_BYTES;
-use rypsok_proto::{FailureCause, NetFailure};
+use rypsok_proto::{FailureCause, NetFailure, Unreadable};
 
 use super::hop::HopFailure;
 use crate::error::{Refused, ToolError};
@@ -53,6 +53,11 @@ pub(super) enum FetchFailure {
     /// Nothing could be extracted: no content, nothing left after the
     /// content boundary, or the step that windows it died.
     NothingExtracted,
+    /// A PDF that cannot be read, and why.
+    Unreadable(Unreadable),
+    /// The body is larger than the bound of its kind (LIM-F3, or LIM-F14
+    /// for a PDF), found once its type was known.
+    TooLarge { max_bytes: u64 },
     /// `start_char` is at or past the content's `length` characters.
     StartCharBeyond { length: u64 },
     /// robots.txt does not allow the page, answered 5xx, or cannot be read
@@ -115,6 +120,9 @@ impl From<FetchFailure> for ToolError {
                 Self::reader_lost()
             }
             FetchFailure::NothingExtracted => Self::extraction_failed(),
+            FetchFailure::Unreadable(Unreadable::NoTextLayer) => Self::no_text_layer(),
+            FetchFailure::Unreadable(Unreadable::Encrypted) => Self::encrypted(),
+            FetchFailure::TooLarge { max_bytes } => Self::too_large(max_bytes),
             FetchFailure::StartCharBeyond { length } => Self::start_char_beyond(length),
             // A file that cannot be read disallows everything (RFC 9309
             // §2.3.1.4, §2.5), failing closed.

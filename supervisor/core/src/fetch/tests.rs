@@ -643,6 +643,22 @@ async fn caps_a_retry_after_above_the_limit_instead_of_dropping_it() {
 async fn an_unreadable_media_type_is_unsupported_content() {
     let site = Site::new("");
     site.route(
+        "https://example.org/doc.zip",
+        page("application/zip", "PK\u{3}\u{4}"),
+    );
+    let e = site
+        .fetch(json!({"url": "https://example.org/doc.zip"}))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "unsupported_content:media_type");
+    assert_eq!(e["detail"]["media_type"], "application/zip");
+}
+
+// Verifies: REQ-FETCH-002 (a PDF goes to the reader; one it cannot open is extraction_failed)
+#[tokio::test(start_paused = true)]
+async fn a_pdf_the_reader_cannot_open_is_extraction_failed() {
+    let site = Site::new("");
+    site.route(
         "https://example.org/doc.pdf",
         page("application/pdf", "%PDF-1.7"),
     );
@@ -650,8 +666,37 @@ async fn an_unreadable_media_type_is_unsupported_content() {
         .fetch(json!({"url": "https://example.org/doc.pdf"}))
         .await
         .unwrap_err();
-    assert_eq!(reason(&e), "unsupported_content:media_type");
-    assert_eq!(e["detail"]["media_type"], "application/pdf");
+    assert_eq!(reason(&e), "unsupported_content:extraction_failed");
+}
+
+// Verifies: REQ-PAGE-003 (LIM-F14: a PDF has its own byte bound, pdf_max_bytes)
+#[tokio::test(start_paused = true)]
+async fn a_pdf_is_bounded_by_pdf_max_bytes_not_max_bytes() {
+    let body = format!("%PDF-1.7\n{}", "x".repeat(70_000));
+    let site = Site::new("[fetch]\nmax_bytes = 65536\n");
+    site.route("https://example.org/a.pdf", page("application/pdf", &body));
+    site.route(
+        "https://example.org/a.bin",
+        page("application/octet-stream", &body),
+    );
+    site.route("https://example.org/a.txt", page("text/plain", &body));
+    for url in ["https://example.org/a.pdf", "https://example.org/a.bin"] {
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "unsupported_content:extraction_failed", "{url}");
+    }
+    let e = site
+        .fetch(json!({"url": "https://example.org/a.txt"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e["detail"]["limit_bytes"], 65_536);
+    let site = Site::new("[fetch]\npdf_max_bytes = 65536\n");
+    site.route("https://example.org/a.pdf", page("application/pdf", &body));
+    let e = site
+        .fetch(json!({"url": "https://example.org/a.pdf"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e["kind"], "too_large");
+    assert_eq!(e["detail"]["limit_bytes"], 65_536);
 }
 
 // Verifies: REQ-PAGE-003 (LIM-F3: too_large with limit_bytes)

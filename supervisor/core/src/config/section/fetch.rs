@@ -1,5 +1,5 @@
 //! `[fetch]`: size bounds, robots.txt, redirects and strict mode
-//! (LIM-F1..F3, REQ-CMP-005, REQ-FETCH-006, REQ-SEC-021).
+//! (LIM-F1..F3, LIM-F14, REQ-CMP-005, REQ-FETCH-006, REQ-SEC-021).
 
 use crate::config::FetchConfig;
 use crate::config::reader::{Problems, Range, Section, default_of};
@@ -28,6 +28,13 @@ pub(in crate::config) fn fetch(s: &mut Section<'_>, p: &mut Problems) -> Option<
         Range::new(64 * 1024, 7 * 1024 * 1024),
         default_of(limits::FETCH_MAX_BYTES),
     );
+    // LIM-F14: the same frame ceiling; papers are often larger than HTML.
+    let pdf_max_bytes = s.number(
+        p,
+        "pdf_max_bytes",
+        Range::new(64 * 1024, 7 * 1024 * 1024),
+        default_of(limits::FETCH_PDF_MAX_BYTES),
+    );
     let robots_txt = s.boolean(p, "robots_txt", true);
     let follow = s.boolean(p, "follow_cross_host_redirects", false);
     let strict_mode = s.boolean(p, "strict_mode", false);
@@ -35,6 +42,7 @@ pub(in crate::config) fn fetch(s: &mut Section<'_>, p: &mut Problems) -> Option<
         max_chars: max_chars?,
         max_chars_ceiling: u32::try_from(ceiling?).ok()?,
         max_bytes: max_bytes?,
+        pdf_max_bytes: pdf_max_bytes?,
         robots_txt: robots_txt?,
         follow_cross_host_redirects: follow?,
         strict_mode: strict_mode?,
