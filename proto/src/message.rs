@@ -447,6 +447,9 @@ pub enum PageParse {
     },
     /// A readable type with no main content.
     NoContent,
+    /// A readable type that shows no text without running its scripts (an
+    /// empty frame that scripts fill, a consent banner alone).
+    NeedsScripts,
 }
 
 /// What an engine answer meant.

@@ -259,6 +259,10 @@ pub enum ToolError {
         /// LIM-F3.
         limit_bytes: u64,
     },
+    /// `unsupported_content`, `extraction_failed`, with a message of its
+    /// own: the page shows no text without running its scripts (a frame
+    /// that scripts fill, a consent banner alone).
+    NeedsScripts,
 }
 
 impl ToolError {
@@ -373,7 +377,8 @@ impl ToolError {
             | Self::FetchDeadline
             | Self::Redirected { .. }
             | Self::UnsupportedContent { .. }
-            | Self::TooLarge { .. } => None,
+            | Self::TooLarge { .. }
+            | Self::NeedsScripts => None,
         }
     }
 
@@ -430,6 +435,12 @@ impl ToolError {
         }
     }
 
+    /// `unsupported_content`, `extraction_failed`: the page needs scripts
+    /// to show its text.
+    pub fn needs_scripts() -> Self {
+        Self::NeedsScripts
+    }
+
     /// `too_large`: the body exceeded LIM-F3.
     pub fn too_large(limit_bytes: u64) -> Self {
         Self::TooLarge { limit_bytes }
@@ -446,6 +457,7 @@ impl ToolError {
             Self::Redirected { .. } => ErrorKind::Redirected,
             Self::UnsupportedContent { .. } => ErrorKind::UnsupportedContent,
             Self::TooLarge { .. } => ErrorKind::TooLarge,
+            Self::NeedsScripts => ErrorKind::UnsupportedContent,
         }
     }
 
@@ -459,6 +471,7 @@ impl ToolError {
             Self::HttpStatus { .. } => Some(UnavailableReason::HttpStatus.as_str()),
             Self::FetchDeadline => Some(UnavailableReason::Deadline.as_str()),
             Self::UnsupportedContent { reason, .. } => Some(reason.as_str()),
+            Self::NeedsScripts => Some(UnsupportedReason::ExtractionFailed.as_str()),
             Self::InvalidRequest(_) | Self::Redirected { .. } | Self::TooLarge { .. } => None,
         }
     }
@@ -505,6 +518,9 @@ impl ToolError {
             } => "no main content could be extracted from the page",
             Self::TooLarge { limit_bytes } => {
                 return format!("the page is larger than the limit of {limit_bytes} bytes");
+            }
+            Self::NeedsScripts => {
+                "the page needs scripts to show its text (it is a frame that scripts fill, or shows only a consent banner); pages are read without running scripts"
             }
         };
         text.to_owned()
@@ -589,7 +605,7 @@ impl ToolError {
                 }
             }
             Self::TooLarge { limit_bytes } => put("limit_bytes", json!(limit_bytes)),
-            Self::UpgradeFailed | Self::FetchDeadline => {}
+            Self::UpgradeFailed | Self::FetchDeadline | Self::NeedsScripts => {}
         }
         detail
     }

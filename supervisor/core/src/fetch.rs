@@ -240,6 +240,7 @@ async fn run(
         Ok(PageParse::NoContent) | Err(PortError::Unavailable | PortError::WorkerFailed) => {
             return Err(ToolError::extraction_failed());
         }
+        Ok(PageParse::NeedsScripts) => return Err(ToolError::needs_scripts()),
     };
     // Cleaning and windowing a document of up to LIM-F3 is CPU work of up
     // to a few hundred milliseconds: off the async threads, so that other

@@ -111,6 +111,32 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     Extraction { root, skip, title }
 }
 
+/// Whether an element is a cookie or consent banner: its class or id
+/// says so, or it is a dialog (which a page shows over its content). The
+/// root, `<body>`, `<main>` and `<article>` are never one: a page marks
+/// its root with a class while a banner shows, and holds its content
+/// there.
+pub(crate) fn is_consent_block(e: &Element) -> bool {
+    !e.html_name().is_some_and(|n| {
+        matches!(
+            *n,
+            html5ever::local_name!("html")
+                | html5ever::local_name!("body")
+                | html5ever::local_name!("main")
+                | html5ever::local_name!("article")
+        )
+    }) && (matches!(
+        e.attr(&html5ever::local_name!("role")),
+        Some("dialog" | "alertdialog")
+    ) || [
+        html5ever::local_name!("class"),
+        html5ever::local_name!("id"),
+    ]
+    .iter()
+    .filter_map(|a| e.attr(a))
+    .any(names::names_consent))
+}
+
 /// Whether a node is the HTML element `name` (every pass asks).
 fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
     dom.element(id)

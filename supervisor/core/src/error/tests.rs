@@ -62,6 +62,7 @@ fn every_message_fits_the_error_bound() {
         ToolError::redirected(String::new()),
         ToolError::unsupported_media_type(String::new()),
         ToolError::extraction_failed(),
+        ToolError::needs_scripts(),
         ToolError::too_large(u64::MAX),
         ToolError::url_too_long(usize::MAX),
         ToolError::invalid_url(),
@@ -74,6 +75,21 @@ fn every_message_fits_the_error_bound() {
             e.message()
         );
     }
+}
+
+// Verifies: REQ-PAGE-006, REQ-FETCH-011 (a page that needs scripts is unsupported_content,
+// extraction_failed, with a message that says so)
+#[test]
+fn a_page_needing_scripts_is_extraction_failed_with_its_own_message() {
+    let e = ToolError::needs_scripts();
+    let wire = e.to_wire();
+    assert_eq!(wire["error"]["kind"], "unsupported_content");
+    assert_eq!(
+        wire["error"]["detail"],
+        json!({"reason": "extraction_failed"})
+    );
+    assert!(e.message().contains("needs scripts to show its text"));
+    assert_ne!(e.message(), ToolError::extraction_failed().message());
 }
 
 // Verifies: REQ-ERR-002 (the wire shape of §4)

@@ -66,6 +66,18 @@ fn boilerplate_word(w: &str) -> bool {
     )
 }
 
+/// Whether a class or id value names a cookie or consent banner (a
+/// word of a token, as [`boilerplate_word`] matches them).
+pub(crate) fn names_consent(value: &str) -> bool {
+    value
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .any(|w| {
+            ["cookie", "cookies", "consent", "gdpr"]
+                .iter()
+                .any(|k| w.eq_ignore_ascii_case(k))
+        })
+}
+
 /// Parts of class or id tokens that mark navigation wherever they appear
 /// in a token.
 const BOILERPLATE_AFFIXES: &[&str] = &["nav-", "-nav"];
