@@ -46,6 +46,7 @@ mod exclusion;
 mod names;
 mod pruning;
 mod root;
+mod second;
 #[cfg(test)]
 mod tests;
 mod weights;
@@ -95,7 +96,12 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // Whether the page is prose decides how the descent measures and what
     // pruning drops.
     let prose = weight[start].is_prose();
+    let title = dom.title();
     let root = root::descend(dom, start, prose, &weight, &skip);
+    // A second reading, from the title heading, where the weight may have
+    // led to a thread, a teaser list or links instead of the text.
+    let root = second::second_opinion(dom, &order, start, root, &weight, &skip, title.as_deref());
+    let prose = prose || weight[root].is_prose();
     pruning::drop_link_blocks(dom, &order, root, prose, &weight, &mut skip);
     // On a page of prose, what precedes the article's own heading or its
     // first prose block and is mostly links (an edition menu, sign-in and
@@ -104,7 +110,6 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if prose {
         pruning::trim_link_lead_in(dom, root, &weight, &mut skip);
     }
-    let title = dom.title();
     if let Some(title) = &title {
         pruning::drop_title_heading(dom, &order, title, &mut skip);
     }

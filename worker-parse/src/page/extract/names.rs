@@ -208,6 +208,25 @@ impl<'a> Names<'a> {
     }
 }
 
+/// Whether an element's class hides it only the way a script lifts once
+/// the page has loaded (`hide`, `hidden`, `d-none`, `invisible`), not for
+/// a screen reader or a width: the lenient read shows such blocks, as it
+/// shows inline-styled ones.
+pub(super) fn hidden_until_loaded(e: &Element) -> bool {
+    e.attr(&local_name!("class")).is_some_and(|v| {
+        let v = lower(v);
+        let mut hiding = v
+            .split_whitespace()
+            .filter(|t| hides_word(t) || desktop_hides_word(t));
+        let mut any = false;
+        let only_lifted = hiding.all(|t| {
+            any = true;
+            matches!(t, "hide" | "hidden" | "d-none" | "invisible")
+        });
+        any && only_lifted
+    })
+}
+
 /// Whether a class names an image's caption or credit line: text about
 /// an image, which contributes its alternative text instead (a caption
 /// that wraps the image itself is kept for that text).
