@@ -7,7 +7,8 @@
 //! keeps the attributes `attrs` lists), main-content extraction
 //! (`extract`) and our own Markdown rendering (`markdown`, which decodes
 //! leftover character references with `entities`, as the title does); for
-//! an empty shell, the text in its structured data (`structured`).
+//! an empty shell, the text in its structured data (`structured`), and
+//! without any, whether the page needs scripts to show its text (`shell`).
 
 mod attrs;
 pub(crate) mod charset;

@@ -33,6 +33,10 @@
 //!    third of link text), while one does. That finds an article's body
 //!    without cutting a list of items in half, or a product's
 //!    specifications off its blurb.
+//!    A **second opinion** (`second`) reads the page from its title
+//!    heading instead: where the two readings do not overlap and the
+//!    descent's root is a series of short blocks or mostly links (a thread,
+//!    a teaser row that outweighed a short text), the heading's wins.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that
