@@ -473,6 +473,9 @@ pub enum PageParse {
     NoContent,
     /// A PDF that cannot be read, and why.
     Unreadable(Unreadable),
+    /// A readable type that shows no text without running its scripts (an
+    /// empty frame that scripts fill, a consent banner alone).
+    NeedsScripts,
 }
 
 /// Why a document of a readable type cannot be read at all (answered as

@@ -5,14 +5,24 @@
 # Python with trafilatura (and readability-lxml) is available, the anchors
 # on the same pages in the same run.
 #
-# Usage: tests/bench/extract.sh BENCH_DIR [OUT_DIR]
+# Usage: tests/bench/extract.sh [--cross] BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
+#   --cross also scores across corpora (score_cross.py): each direction's
+#   held-out corpus (tuned on wcxb-dev/, measured on articles/, and the
+#   other way round) beside the anchors of the same run, and the
+#   catastrophic pages per corpus and half with their failure classes.
+#   The anchors then run on every set, which takes a few minutes.
 #   TRAFILATURA_PYTHON (default target/bench-venv/bin/python) is the
 #   interpreter to time the anchors with; set it up once with
 #     python3 -m venv target/bench-venv
 #     target/bench-venv/bin/pip install trafilatura lxml_html_clean
 #     target/bench-venv/bin/pip install readability-lxml
 set -euo pipefail
+cross=
+if [ "${1:-}" = --cross ]; then
+    cross=1
+    shift
+fi
 bench=$(cd "$1" && pwd)
 out=${2:-target/bench-extract}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,3 +49,6 @@ else
 fi
 
 python3 "$here/score_halves.py" "$bench" "$out"
+if [ -n "$cross" ]; then
+    python3 "$here/score_cross.py" "$bench" "$out"
+fi

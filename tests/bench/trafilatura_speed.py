@@ -10,8 +10,8 @@ time (as bench_extract does: a shared machine's clock counts other
 processes' turns too), writes its predictions to
 OUT_DIR/trafilatura-<set>.json and prints one line per set in the same shape
 as bench_extract, with the median pass. Where readability-lxml is
-installed, it does the same in one pass on articles/ (its text, from the
-HTML it returns), writing OUT_DIR/readability-articles.json.
+installed, it does the same in one pass on each set (its text, from the
+HTML it returns), writing OUT_DIR/readability-<set>.json.
 """
 import gzip
 import json
@@ -59,7 +59,7 @@ def main() -> None:
         (out / f"trafilatura-{name}.json").write_text(json.dumps(preds))
         print(f"{name}: {len(pages)} pages, {size:.1f} MB, {len(pages) / secs:.0f} pages/s, "
               f"{size / secs:.1f} MB/s (CPU time, median of {passes})")
-        if Document is not None and name == "articles":
+        if Document is not None:
             preds = {}
             start = time.process_time()
             for pid, _, body in pages:

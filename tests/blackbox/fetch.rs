@@ -516,6 +516,55 @@ fn a_script_shell_is_extraction_failed() {
     );
 }
 
+// Verifies: REQ-FETCH-011, REQ-PAGE-006 (a page that shows no text without scripts, its only
+// text a noscript line or a consent banner, is unsupported_content, extraction_failed, with a
+// message that says the page needs scripts, never ok with that line as its content)
+#[test]
+fn a_page_needing_scripts_is_extraction_failed_and_says_why() {
+    let site = Site::start();
+    site.page(
+        "/shell",
+        Page::new(
+            200,
+            "text/html; charset=utf-8",
+            "<!doctype html><html><head><title>App</title>\
+             <script src=\"/bundle.js\"></script></head><body>\
+             <noscript>You need to enable JavaScript to run this app.</noscript>\
+             <div id=\"app\"></div><script>start()</script></body></html>",
+        ),
+    );
+    site.page(
+        "/consent",
+        Page::new(
+            200,
+            "text/html; charset=utf-8",
+            "<!doctype html><html><head><title>News</title>\
+             <script src=\"/consent.js\"></script></head><body>\
+             <div class=\"consent-wall\"><p>We and our partners store and read \
+             information on your device to show and measure content.</p>\
+             <button>Accept all</button><button>Manage choices</button></div></body></html>",
+        ),
+    );
+    let mut server = started(&[&site], "");
+    for path in ["/shell", "/consent"] {
+        let answer = fetch(
+            &mut server,
+            json!({ "url": format!("http://site0.test:{}{path}", site.port()) }),
+        );
+        assert_eq!(
+            error_reason(&answer),
+            "unsupported_content:extraction_failed",
+            "{path}: {answer}"
+        );
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("needs scripts"), "{path}: {message}");
+        assert!(
+            !answer.to_string().contains("enable JavaScript"),
+            "{answer}"
+        );
+    }
+}
+
 // Verifies: REQ-PAGE-002, REQ-PAGE-006, REQ-SEC-016 (a script shell whose article is only in its
 // JSON-LD is read from there, with the notice from_structured_data; hostile text in the data is
 // cleaned and flagged like page text)

@@ -77,7 +77,7 @@ fn run_set(dir: &Path, pred_path: &Path, set: &str, passes: usize) {
     let bytes: usize = pages.iter().map(|p| p.2.len()).sum();
     let mut preds = serde_json::Map::new();
     let mut times = Vec::new();
-    let (mut partial, mut empty, mut structured) = (0, 0, 0);
+    let (mut partial, mut empty, mut structured, mut needs_scripts) = (0, 0, 0, 0);
     for pass in 0..passes {
         let start = cpu_seconds();
         for (id, url, body) in &pages {
@@ -93,7 +93,12 @@ fn run_set(dir: &Path, pred_path: &Path, set: &str, passes: usize) {
                         structured += usize::from(p.from_structured_data);
                         p.markdown
                     }
-                    _ => {
+                    PageResult::NeedsScripts => {
+                        empty += 1;
+                        needs_scripts += 1;
+                        String::new()
+                    }
+                    PageResult::NoContent | PageResult::Unsupported { .. } => {
                         empty += 1;
                         String::new()
                     }
@@ -109,7 +114,7 @@ fn run_set(dir: &Path, pred_path: &Path, set: &str, passes: usize) {
         .expect("write predictions");
     let mb = bytes as f64 / 1e6;
     println!(
-        "{set}: {} pages, {mb:.1} MB, {:.0} pages/s, {:.1} MB/s (CPU time, median of {passes}); {partial} partial, {empty} without content, {structured} from structured data",
+        "{set}: {} pages, {mb:.1} MB, {:.0} pages/s, {:.1} MB/s (CPU time, median of {passes}); {partial} partial, {empty} without content ({needs_scripts} needing scripts), {structured} from structured data",
         pages.len(),
         pages.len() as f64 / median,
         mb / median,

@@ -125,6 +125,7 @@ pub fn parse(req: ParseRequest) -> ParseResponse {
                     PageParse::Unsupported { media_type }
                 }
                 page::PageResult::NoContent => PageParse::NoContent,
+                page::PageResult::NeedsScripts => PageParse::NeedsScripts,
             })
         }
         ParseRequest::Robots { body } => ParseResponse::Robots(robots::parse_robots(&body)),

@@ -7,7 +7,8 @@
 //! keeps the attributes `attrs` lists), main-content extraction
 //! (`extract`) and our own Markdown rendering (`markdown`, which decodes
 //! leftover character references with `entities`, as the title does); for
-//! an empty shell, the text in its structured data (`structured`).
+//! an empty shell, the text in its structured data (`structured`), and
+//! without any, whether the page needs scripts to show its text (`shell`).
 
 mod attrs;
 pub(crate) mod charset;
@@ -16,6 +17,7 @@ mod entities;
 mod extract;
 mod feed;
 mod markdown;
+mod shell;
 mod skip;
 mod sniff;
 mod structured;
@@ -45,9 +47,13 @@ pub enum PageResult {
         /// The offending type.
         media_type: String,
     },
-    /// A readable type with no main content (an empty script shell, a page
-    /// that is only navigation).
+    /// A readable type with no main content (a page that is only
+    /// navigation, a bare form).
     NoContent,
+    /// A readable type that shows no text without running its scripts: an
+    /// empty frame that scripts fill, or a page whose only text is a
+    /// cookie or consent banner (`shell`).
+    NeedsScripts,
 }
 
 /// The main content of a document.
@@ -75,13 +81,15 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// image, an archive) is [`PageResult::Unsupported`] whatever its declared
 /// type; a body without a `Content-Type` is sniffed.
 ///
-/// An HTML page whose main content has no letter or digit at all (an empty
-/// script shell, a page that is only navigation, a bare form) is
-/// [`PageResult::NoContent`]: the fetch answers `unsupported_content` with
-/// `extraction_failed` rather than an empty success (REQ-PAGE-006),
-/// unless the page carries its text in structured data (`structured`): a
-/// page whose markup yields nothing or nearly nothing is then read from
-/// there, and says so ([`Page::from_structured_data`]).
+/// An HTML page whose main content has no letter or digit at all (a page
+/// that is only navigation, a bare form) is [`PageResult::NoContent`], and
+/// one that shows no text without its scripts (an empty frame, a consent
+/// banner alone) is [`PageResult::NeedsScripts`]: the fetch answers
+/// `unsupported_content` with `extraction_failed` rather than an empty
+/// success or the noscript line (REQ-PAGE-006), unless the page carries
+/// its text in structured data (`structured`): a page whose markup yields
+/// nothing or nearly nothing is then read from there, and says so
+/// ([`Page::from_structured_data`]).
 pub fn read_page(input: &PageInput<'_>) -> PageResult {
     let declared = input
         .content_type
@@ -126,7 +134,7 @@ pub fn read_page(input: &PageInput<'_>) -> PageResult {
 
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
-    let first = read_dom(html, url, false);
+    let (first, needs_scripts) = read_dom(html, url, false);
     let words = first.as_ref().map_or(0, |p| {
         // Counted only as far as the bound: the exact count matters below it.
         p.markdown
@@ -134,12 +142,12 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
             .take(LENIENT_BELOW_WORDS)
             .count()
     });
-    if words >= LENIENT_BELOW_WORDS {
+    if words >= LENIENT_BELOW_WORDS && !needs_scripts {
         return first.map_or(PageResult::NoContent, PageResult::Page);
     }
     // Little or nothing: perhaps a page whose content waits for a script
     // (in <noscript>, or hidden by an inline style until revealed).
-    let second = read_dom(html, url, true);
+    let (second, _) = read_dom(html, url, true);
     let better = match (&first, &second) {
         (_, None) => first,
         (None, Some(_)) => second,
@@ -151,24 +159,40 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     if let Some(page) = structured::fallback(html, url, better.as_ref()) {
         return PageResult::Page(page);
     }
+    // A frame that scripts fill, or a consent banner alone: what the reads
+    // found (the noscript line, the banner) is not the page's text.
+    if needs_scripts {
+        return PageResult::NeedsScripts;
+    }
     better.map_or(PageResult::NoContent, PageResult::Page)
 }
 
 /// A page read with words below this count is read again leniently.
 const LENIENT_BELOW_WORDS: usize = 50;
 
-/// One extraction try: `None` when it finds no content.
-fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> Option<Page> {
+/// One extraction try: `None` when it finds no content; and, for the
+/// strict try (scripting on, `<noscript>` read as raw text), whether the
+/// page needs scripts to show any text (`shell`).
+fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> (Option<Page>, bool) {
     let dom = dom::parse(html, !lenient);
     let found = extract::extract(&dom, lenient);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
-    markdown.chars().any(char::is_alphanumeric).then_some(Page {
+    // Asked only of a page with little text: a page of prose is no shell.
+    let needs_scripts = !lenient
+        && markdown.split_whitespace().nth(SHELL_BELOW_WORDS).is_none()
+        && shell::needs_scripts(&dom);
+    let page = markdown.chars().any(char::is_alphanumeric).then_some(Page {
         title: found.title,
         markdown,
         partial: dom.partial,
         from_structured_data: false,
-    })
+    });
+    (page, needs_scripts)
 }
+
+/// Pages whose first read found more words than this are not asked
+/// whether they need scripts: a consent banner is a paragraph or two.
+const SHELL_BELOW_WORDS: usize = 200;
 
 fn unsupported(media_type: &str) -> PageResult {
     let mut end = media_type.len().min(MEDIA_TYPE_MAX);

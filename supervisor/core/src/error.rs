@@ -365,6 +365,9 @@ pub enum Extraction {
     NoTextLayer,
     /// A PDF encrypted with a password other than the empty one.
     Encrypted,
+    /// A page that shows no text without running its scripts (an empty
+    /// frame that scripts fill, a consent banner alone).
+    NeedsScripts,
 }
 
 /// The `reason` of an error's detail: a word of one of the three reason
@@ -624,6 +627,12 @@ impl ToolError {
     /// password.
     pub fn encrypted() -> Self {
         Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::Encrypted))
+    }
+
+    /// `unsupported_content`, `extraction_failed`: the page needs scripts
+    /// to show its text.
+    pub fn needs_scripts() -> Self {
+        Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NeedsScripts))
     }
 
     /// `too_large`: the body exceeded LIM-F3.

@@ -260,6 +260,7 @@ async fn run(
         }
         Ok(PageParse::NoContent) => return Err(FetchFailure::NothingExtracted),
         Ok(PageParse::Unreadable(why)) => return Err(FetchFailure::Unreadable(why)),
+        Ok(PageParse::NeedsScripts) => return Err(FetchFailure::NeedsScripts),
         Err(e) => return Err(FetchFailure::PageReader(e)),
     };
     // Cleaning and windowing a document of up to LIM-F3 is CPU work of up

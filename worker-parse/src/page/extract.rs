@@ -33,6 +33,10 @@
 //!    third of link text), while one does. That finds an article's body
 //!    without cutting a list of items in half, or a product's
 //!    specifications off its blurb.
+//!    A **second opinion** (`second`) reads the page from its title
+//!    heading instead: where the two readings do not overlap and the
+//!    descent's root is a series of short blocks or mostly links (a thread,
+//!    a teaser row that outweighed a short text), the heading's wins.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that
@@ -46,6 +50,7 @@ mod exclusion;
 mod names;
 mod pruning;
 mod root;
+mod second;
 #[cfg(test)]
 mod tests;
 mod weights;
@@ -95,7 +100,12 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // Whether the page is prose decides how the descent measures and what
     // pruning drops.
     let prose = weight[start].is_prose();
+    let title = dom.title();
     let root = root::descend(dom, start, prose, &weight, &skip);
+    // A second reading, from the title heading, where the weight may have
+    // led to a thread, a teaser list or links instead of the text.
+    let root = second::second_opinion(dom, &order, start, root, &weight, &skip, title.as_deref());
+    let prose = prose || weight[root].is_prose();
     pruning::drop_link_blocks(dom, &order, root, prose, &weight, &mut skip);
     // On a page of prose, what precedes the article's own heading or its
     // first prose block and is mostly links (an edition menu, sign-in and
@@ -104,11 +114,36 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if prose {
         pruning::trim_link_lead_in(dom, root, &weight, &mut skip);
     }
-    let title = dom.title();
     if let Some(title) = &title {
         pruning::drop_title_heading(dom, &order, title, &mut skip);
     }
     Extraction { root, skip, title }
+}
+
+/// Whether an element is a cookie or consent banner: its class or id
+/// says so, or it is a dialog (which a page shows over its content). The
+/// root, `<body>`, `<main>` and `<article>` are never one: a page marks
+/// its root with a class while a banner shows, and holds its content
+/// there.
+pub(crate) fn is_consent_block(e: &Element) -> bool {
+    !e.html_name().is_some_and(|n| {
+        matches!(
+            *n,
+            html5ever::local_name!("html")
+                | html5ever::local_name!("body")
+                | html5ever::local_name!("main")
+                | html5ever::local_name!("article")
+        )
+    }) && (matches!(
+        e.attr(&html5ever::local_name!("role")),
+        Some("dialog" | "alertdialog")
+    ) || [
+        html5ever::local_name!("class"),
+        html5ever::local_name!("id"),
+    ]
+    .iter()
+    .filter_map(|a| e.attr(a))
+    .any(names::names_consent))
 }
 
 /// Whether a node is the HTML element `name` (every pass asks).

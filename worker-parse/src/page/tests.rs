@@ -198,12 +198,12 @@ fn hidden_prompt_injection_stays_out() {
 
 // Verifies: REQ-PAGE-006
 #[test]
-fn empty_shells_are_no_content() {
+fn empty_shells_need_scripts_and_bare_pages_are_no_content() {
     assert_eq!(
         html(
             "<html><head><script src=\"app.js\"></script></head><body><div id=\"root\"></div></body></html>"
         ),
-        PageResult::NoContent
+        PageResult::NeedsScripts
     );
     assert_eq!(
         html(

@@ -33,6 +33,7 @@ fn vocabularies_spell_every_word_the_same_way_twice() {
 fn every_message_fits_the_error_bound() {
     let mut all = every_error();
     all.extend([
+        ToolError::needs_scripts(),
         ToolError::too_large(u64::MAX),
         ToolError::no_text_layer(),
         ToolError::encrypted(),
@@ -280,6 +281,21 @@ fn only_a_location_and_a_media_type_are_external() {
             );
         }
     }
+}
+
+// Verifies: REQ-PAGE-006, REQ-FETCH-011 (a page that needs scripts is unsupported_content,
+// extraction_failed, with a message that says so)
+#[test]
+fn a_page_needing_scripts_is_extraction_failed_with_its_own_message() {
+    let e = ToolError::needs_scripts();
+    let wire = e.to_wire();
+    assert_eq!(wire["error"]["kind"], "unsupported_content");
+    assert_eq!(
+        wire["error"]["detail"],
+        json!({"reason": "extraction_failed"})
+    );
+    assert!(e.message().contains("needs scripts to show its text"));
+    assert_ne!(e.message(), ToolError::extraction_failed().message());
 }
 
 // Verifies: REQ-ERR-002 (the wire shape of §4)

@@ -138,6 +138,9 @@ impl ToolError {
             Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::Encrypted)) => {
                 "the PDF is encrypted and needs a password; it cannot be read"
             }
+            Self::UnsupportedContent(Unsupported::ExtractionFailed(Extraction::NeedsScripts)) => {
+                "the page needs scripts to show its text (it is a frame that scripts fill, or shows only a consent banner); pages are read without running scripts"
+            }
             Self::TooLarge { limit_bytes } => {
                 return format!("the page is larger than the limit of {limit_bytes} bytes");
             }

@@ -53,6 +53,8 @@ pub(super) enum FetchFailure {
     /// Nothing could be extracted: no content, nothing left after the
     /// content boundary, or the step that windows it died.
     NothingExtracted,
+    /// The page shows no text without running its scripts.
+    NeedsScripts,
     /// A PDF that cannot be read, and why.
     Unreadable(Unreadable),
     /// The body is larger than the bound of its kind (LIM-F3, or LIM-F14
@@ -120,6 +122,7 @@ impl From<FetchFailure> for ToolError {
                 Self::reader_lost()
             }
             FetchFailure::NothingExtracted => Self::extraction_failed(),
+            FetchFailure::NeedsScripts => Self::needs_scripts(),
             FetchFailure::Unreadable(Unreadable::NoTextLayer) => Self::no_text_layer(),
             FetchFailure::Unreadable(Unreadable::Encrypted) => Self::encrypted(),
             FetchFailure::TooLarge { max_bytes } => Self::too_large(max_bytes),

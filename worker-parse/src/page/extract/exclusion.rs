@@ -7,7 +7,7 @@
 use html5ever::{LocalName, local_name};
 
 use super::is;
-use super::names::{Names, caption_name};
+use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::Weight;
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 
@@ -48,7 +48,8 @@ pub(super) fn exclude<'a>(
     let mut skip = vec![false; n];
     let mut order = Vec::with_capacity(n);
     let mut stack = vec![DOCUMENT];
-    // Whether a node is inside an `<article>` or a `<section>`.
+    // Whether a node is inside an `<article>`, a `<section>` or a
+    // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
     while let Some(id) = stack.pop() {
         order.push(id);
@@ -57,17 +58,19 @@ pub(super) fn exclude<'a>(
         if let Some(p) = node.parent {
             sectioned[id] = sectioned[p]
                 || is(dom, p, &local_name!("article"))
-                || is(dom, p, &local_name!("section"));
+                || is(dom, p, &local_name!("section"))
+                || is(dom, p, &local_name!("main"));
         }
         skip[id] = parent_skipped
             || match &node.data {
-                // A `<header>` inside an article or a section heads that
-                // piece (its title, date, summary), not the site: HTML
-                // maps only a page-level header to the banner landmark.
+                // A `<header>` inside an article, a section or the main
+                // content heads that piece (its title, date, summary), not
+                // the site: HTML maps only a page-level header to the
+                // banner landmark.
                 Data::Element(e)
                     if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
                 {
-                    hidden(e, lenient) || furniture_role(e) || names.hides(e)
+                    hidden(e, lenient) || furniture_role(e) || hides(e, lenient, names)
                 }
                 Data::Element(e) => excluded(e, lenient, names),
                 Data::Other => true,
@@ -279,7 +282,13 @@ fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
         // SVG and MathML content is drawing, not text.
         None => return true,
     }
-    hidden(e, lenient) || furniture_role(e) || names.hides(e)
+    hidden(e, lenient) || furniture_role(e) || hides(e, lenient, names)
+}
+
+/// Whether the element's class hides it; on the lenient read, not when a
+/// script would lift the class once the page has loaded.
+fn hides<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
+    names.hides(e) && !(lenient && hidden_until_loaded(e))
 }
 
 /// Drops the series of dated items that follow an article's prose: a

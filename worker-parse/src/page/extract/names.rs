@@ -66,6 +66,18 @@ fn boilerplate_word(w: &str) -> bool {
     )
 }
 
+/// Whether a class or id value names a cookie or consent banner (a
+/// word of a token, as [`boilerplate_word`] matches them).
+pub(crate) fn names_consent(value: &str) -> bool {
+    value
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .any(|w| {
+            ["cookie", "cookies", "consent", "gdpr"]
+                .iter()
+                .any(|k| w.eq_ignore_ascii_case(k))
+        })
+}
+
 /// Parts of class or id tokens that mark navigation wherever they appear
 /// in a token.
 const BOILERPLATE_AFFIXES: &[&str] = &["nav-", "-nav"];
@@ -194,6 +206,25 @@ impl<'a> Names<'a> {
     fn words(&mut self, v: &'a str) -> Words {
         *self.seen.entry(v).or_insert_with(|| Words::of(v))
     }
+}
+
+/// Whether an element's class hides it only the way a script lifts once
+/// the page has loaded (`hide`, `hidden`, `d-none`, `invisible`), not for
+/// a screen reader or a width: the lenient read shows such blocks, as it
+/// shows inline-styled ones.
+pub(super) fn hidden_until_loaded(e: &Element) -> bool {
+    e.attr(&local_name!("class")).is_some_and(|v| {
+        let v = lower(v);
+        let mut hiding = v
+            .split_whitespace()
+            .filter(|t| hides_word(t) || desktop_hides_word(t));
+        let mut any = false;
+        let only_lifted = hiding.all(|t| {
+            any = true;
+            matches!(t, "hide" | "hidden" | "d-none" | "invisible")
+        });
+        any && only_lifted
+    })
 }
 
 /// Whether a class names an image's caption or credit line: text about

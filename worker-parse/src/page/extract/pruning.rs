@@ -166,7 +166,7 @@ fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool
 }
 
 /// The text below a node, whitespace collapsed.
-fn text_of(dom: &Dom, id: NodeId) -> String {
+pub(super) fn text_of(dom: &Dom, id: NodeId) -> String {
     let mut words: Vec<&str> = Vec::new();
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {

@@ -164,7 +164,7 @@ fn a_window_assignment_of_plain_json_is_read_and_a_script_is_not() {
     let code = shell(&format!(
         "<script>window.__NUXT__=(function(a){{return {data}}})(1);</script>"
     ));
-    assert_eq!(read(&code), PageResult::NoContent);
+    assert_eq!(read(&code), PageResult::NeedsScripts);
 }
 
 // Verifies: REQ-PAGE-006
@@ -182,11 +182,11 @@ fn a_shell_whose_data_holds_no_prose_still_fails() {
         ld(&json!({"@type": "Organization", "name": "The Gazette",
                    "description": "News from the harbour town."}))
     ));
-    assert_eq!(read(&html), PageResult::NoContent);
+    assert_eq!(read(&html), PageResult::NeedsScripts);
     // An article body too short to be one.
     let short = shell(&ld(&json!({"@type": "NewsArticle", "headline": "H",
         "articleBody": "Read the full story in the app."})));
-    assert_eq!(read(&short), PageResult::NoContent);
+    assert_eq!(read(&short), PageResult::NeedsScripts);
 }
 
 // Verifies: REQ-PAGE-002
@@ -225,19 +225,19 @@ fn oversized_deep_and_numerous_data_stay_bounded() {
     let html = shell(&ld(
         &json!({"@type": "Article", "headline": "H", "articleBody": big}),
     ));
-    assert_eq!(read(&html), PageResult::NoContent);
+    assert_eq!(read(&html), PageResult::NeedsScripts);
     // Nesting deeper than the parser's limit: refused, quickly.
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let html = shell(&format!(
         "<script type=\"application/json\">{deep}</script>"
     ));
-    assert_eq!(read(&html), PageResult::NoContent);
+    assert_eq!(read(&html), PageResult::NeedsScripts);
     // An article body below the walk's depth bound is not looked at.
     let mut v = json!({"@type": "Article", "headline": "H", "articleBody": prose("deep", 6)});
     for _ in 0..DEPTH_MAX + 2 {
         v = json!({"a": v});
     }
-    assert_eq!(read(&shell(&ld(&v))), PageResult::NoContent);
+    assert_eq!(read(&shell(&ld(&v))), PageResult::NeedsScripts);
     // At a reasonable depth it is.
     let mut v = json!({"@type": "Article", "headline": "H", "articleBody": prose("deep", 6)});
     for _ in 0..10 {
@@ -251,7 +251,7 @@ fn oversized_deep_and_numerous_data_stay_bounded() {
         json!(many),
         ld(&json!({"@type": "Article", "headline": "H", "articleBody": prose("late", 6)}))
     ));
-    assert_eq!(read(&html), PageResult::NoContent);
+    assert_eq!(read(&html), PageResult::NeedsScripts);
 }
 
 // Verifies: REQ-SEC-004, REQ-PAGE-002

@@ -1,0 +1,234 @@
+//! Pass 3b, a second opinion on the root: the content that follows the
+//! page's title heading, found by a different principle from the descent
+//! (position, not weight), and a rule that decides between the two when
+//! they disagree.
+//!
+//! The descent follows the weight of text, so where a comment thread, a
+//! list of related posts or a row of teasers outweighs a short main text,
+//! it goes there and returns the wrong part of the page. The heading that
+//! names the page sits above its main text wherever the weight lies. When
+//! the two readings do not overlap (neither root holds the other), the
+//! heading's is chosen if the descent's root has the shape of the parts
+//! that take a text's place: a series of blocks of one kind (a thread, a
+//! teaser list) or mostly links, while the heading's holds prose.
+
+use std::collections::HashMap;
+
+use html5ever::{LocalName, local_name};
+
+use super::is;
+use super::pruning::text_of;
+use super::root::{descend, is_container};
+use super::weights::Weight;
+use crate::page::dom::{Data, Dom, NodeId};
+
+/// Least prose (characters in paragraphs) of the block around the title
+/// heading for it to be a reading of the page: a few sentences.
+const ANCHOR_PROSE_MIN: u32 = 400;
+
+/// Fewest blocks of one kind that make a series.
+const SERIES_MIN: usize = 3;
+
+/// Share of a root's text in its series of one kind that makes the root a
+/// series.
+const SERIES_SHARE: f64 = 0.5;
+
+/// Longest median block of a series, in characters: a teaser or a short
+/// comment, not a section of a text.
+const SERIES_ITEM_MAX: u32 = 300;
+
+/// [`SERIES_ITEM_MAX`] for blocks that carry a time (posts, comments).
+const DATED_ITEM_MAX: u32 = 600;
+
+/// Share of a root's text in links that makes it a link block.
+const LINK_SHARE: f64 = 0.5;
+
+/// The root the page is read from: `first`, from the descent, unless the
+/// reading from the title heading disagrees and wins (see the module doc).
+pub(super) fn second_opinion(
+    dom: &Dom,
+    order: &[NodeId],
+    start: NodeId,
+    first: NodeId,
+    weight: &[Weight],
+    skip: &[bool],
+    title: Option<&str>,
+) -> NodeId {
+    let Some(heading) = title_heading(dom, order, skip, title) else {
+        return first;
+    };
+    let Some(anchor) = prose_around(dom, heading, start, weight) else {
+        return first;
+    };
+    let second = descend(dom, anchor, true, weight, skip);
+    if overlaps(dom, first, second) || overlaps(dom, first, heading) {
+        return first;
+    }
+    if is_series(dom, order, first, weight, skip) || is_link_block(weight[first]) {
+        second
+    } else {
+        first
+    }
+}
+
+/// The page's title heading: the first `<h1>` whose text the document's
+/// title holds, else the first `<h1>` when the page has only one.
+fn title_heading(
+    dom: &Dom,
+    order: &[NodeId],
+    skip: &[bool],
+    title: Option<&str>,
+) -> Option<NodeId> {
+    let h1s: Vec<NodeId> = order
+        .iter()
+        .copied()
+        .filter(|&id| !skip[id] && is(dom, id, &local_name!("h1")))
+        .collect();
+    let title = title.map(str::to_lowercase);
+    let named = title.as_deref().and_then(|t| {
+        h1s.iter().copied().find(|&h| {
+            let text = text_of(dom, h).to_lowercase();
+            !text.trim().is_empty() && t.contains(text.trim())
+        })
+    });
+    match (named, h1s.as_slice()) {
+        (Some(h), _) => Some(h),
+        (None, [only]) => Some(*only),
+        _ => None,
+    }
+}
+
+/// The nearest block around `heading` that holds prose of some length,
+/// below `start` (the descent's start).
+fn prose_around(dom: &Dom, heading: NodeId, start: NodeId, weight: &[Weight]) -> Option<NodeId> {
+    let mut at = dom.nodes[heading].parent?;
+    // Bounded by the tree's depth: each turn goes one level up.
+    loop {
+        if at == start {
+            return None;
+        }
+        if weight[at].para >= ANCHOR_PROSE_MIN && is_container(dom, at) {
+            return Some(at);
+        }
+        at = dom.nodes[at].parent?;
+    }
+}
+
+/// Whether one of `a`, `b` holds the other.
+fn overlaps(dom: &Dom, a: NodeId, b: NodeId) -> bool {
+    holds(dom, a, b) || holds(dom, b, a)
+}
+
+/// Whether `outer` is `inner` or one of its ancestors.
+fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
+    let mut at = Some(inner);
+    while let Some(id) = at {
+        if id == outer {
+            return true;
+        }
+        at = dom.nodes[id].parent;
+    }
+    false
+}
+
+/// Whether most of a root's text is in short blocks of one kind (tag and
+/// class), three at least, at any depth: a thread's posts, a list's
+/// teasers, where a text's sections are long. A block nested in one of
+/// its kind (a reply in a post) counts toward the median length, not
+/// again toward the share.
+fn is_series(dom: &Dom, order: &[NodeId], root: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+    type Kind<'a> = (&'a LocalName, &'a str);
+    let kind_of = |id: NodeId| -> Option<Kind<'_>> {
+        let e = dom.element(id)?;
+        Some((e.html_name()?, e.attr(&local_name!("class"))?))
+    };
+    let Some(from) = order.iter().position(|&id| id == root) else {
+        return false;
+    };
+    // Per kind: members' text lengths, the top-most members' text, how
+    // many top-most members there are and how many of them carry a time
+    // (their subtrees are disjoint: each node is looked at once).
+    let mut kinds: HashMap<Kind<'_>, (Vec<u32>, u32, usize, usize)> = HashMap::new();
+    for &id in order[from + 1..]
+        .iter()
+        .take_while(|&&id| holds(dom, root, id))
+    {
+        if skip[id] || weight[id].text == 0 {
+            continue;
+        }
+        let Some(kind) = kind_of(id) else { continue };
+        if *kind.0 == local_name!("p") {
+            // A text's own paragraphs are blocks of one kind too.
+            continue;
+        }
+        let nested = {
+            let mut at = dom.nodes[id].parent;
+            let mut found = false;
+            while let Some(a) = at.filter(|&a| a != root) {
+                if kind_of(a) == Some(kind) {
+                    found = true;
+                    break;
+                }
+                at = dom.nodes[a].parent;
+            }
+            found
+        };
+        let entry = kinds.entry(kind).or_default();
+        entry.0.push(weight[id].text);
+        if !nested {
+            entry.1 = entry.1.saturating_add(weight[id].text);
+            entry.2 += 1;
+            entry.3 += usize::from(carries_time(dom, id));
+        }
+    }
+    let total = f64::from(weight[root].text.max(1));
+    kinds.values_mut().any(|(texts, top, tops, timed)| {
+        texts.sort_unstable();
+        let median = texts[texts.len() / 2];
+        texts.len() >= SERIES_MIN
+            && f64::from(*top) >= SERIES_SHARE * total
+            && (median <= SERIES_ITEM_MAX || (median <= DATED_ITEM_MAX && *timed * 2 >= *tops))
+    })
+}
+
+/// Whether a block carries a time: a `<time>` element, or a time of day
+/// in its text (`9:41`), as posts and comments do.
+fn carries_time(dom: &Dom, id: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        match &dom.nodes[n].data {
+            Data::Text(t) if has_clock_time(t) => return true,
+            Data::Element(e) if e.html_name() == Some(&local_name!("time")) => return true,
+            _ => {}
+        }
+        let mut child = dom.nodes[n].last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    false
+}
+
+/// Whether a text holds one or two digits, a colon and two digits, not
+/// inside a longer run of digits.
+fn has_clock_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b':'
+            && i >= 1
+            && b[i - 1].is_ascii_digit()
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(i + 3).is_some_and(u8::is_ascii_digit)
+            && !(i >= 3 && b[i - 2].is_ascii_digit() && b[i - 3].is_ascii_digit())
+    })
+}
+
+/// Whether most of a root's text is link text.
+fn is_link_block(w: Weight) -> bool {
+    f64::from(w.link) >= LINK_SHARE * f64::from(w.text.max(1))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! The second opinion on small pages of our own: a short text beside a
+//! thread, a teaser row or links that outweigh it, and the pages where the
+//! first reading stays (a text's long sections, a list under its heading).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::page::{PageInput, PageResult, read_page};
+
+fn markdown(body: &str) -> String {
+    match read_page(&PageInput {
+        body: body.as_bytes(),
+        content_type: Some("text/html; charset=utf-8"),
+        url: "https://example.com/post",
+    }) {
+        PageResult::Page(p) => p.markdown,
+        other => panic!("expected a page, got {other:?}"),
+    }
+}
+
+const POST: &str = "<p>The ferry to the island ran again this morning after three days \
+    in harbour, and the first crossing carried the doctor, the post and a crate of bread.</p>\
+    <p>Islanders had rationed fuel since the storm began; the harbour master expects the \
+    timetable to hold for the rest of the week unless the wind turns north again.</p>\
+    <p>The school reopens on Monday, and the shop expects its first full delivery since \
+    the storm by the evening boat.</p>";
+
+fn page(title: &str, body: &str) -> String {
+    format!("<html><head><title>{title} - Harbour Notes</title></head><body>{body}</body></html>")
+}
+
+/// `n` blocks of `class`, each a paragraph of about 130 characters.
+fn short_blocks(class: &str, n: usize, link: bool) -> String {
+    (0..n)
+        .map(|i| {
+            let lead = if link {
+                format!("<a href=\"/s/{i}\">Another story number {i}</a> ")
+            } else {
+                String::new()
+            };
+            format!(
+                "<div class=\"{class}\"><p>{lead}Reader {i} wrote that the crossing was rough \
+                 but worth it, and that the bread was still warm when it reached the shop.</p></div>"
+            )
+        })
+        .collect()
+}
+
+// Verifies: REQ-PAGE-002 (a thread of short replies that outweighs a short
+// post does not take its place: the reading from the title heading wins)
+#[test]
+fn a_short_post_is_returned_not_the_thread_below_it() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"entry\"><h1>Ferry back</h1>{POST}</div>\
+             <div class=\"thread\">{}</div>",
+            short_blocks("reply", 14, false)
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Reader 3 wrote"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (a row of teasers that outweighs a short text does
+// not take its place)
+#[test]
+fn a_short_text_is_returned_not_the_teasers_beside_it() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"story\"><h1>Ferry back</h1>{POST}</div>\
+             <div class=\"more\">{}</div>",
+            short_blocks("card", 12, true)
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Another story number"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (long sections after an introduction under the
+// heading are the text: the first reading stays)
+#[test]
+fn long_sections_after_the_heading_s_introduction_are_kept() {
+    let section =
+        |i: usize| format!("<section class=\"part\"><h2>Step {i}</h2>{POST}{POST}{POST}</section>");
+    let html = page(
+        "Ferry guide",
+        &format!(
+            "<div class=\"intro\"><h1>Ferry guide</h1>{POST}</div>\
+             <div class=\"doc\">{}</div>",
+            (0..4).map(section).collect::<String>()
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("## Step 3"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (a header inside the main content heads it: its
+// summary stays, where a page-level header is the site's banner)
+#[test]
+fn a_header_inside_main_is_the_text_s_own() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<header><a href=\"/\">Harbour Notes</a></header><main><header><h1>Ferry back</h1>\
+             <p>Summary: after three days the island has its ferry, its doctor and its bread \
+             again, and the timetable should hold all week.</p></header>{POST}</main>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("Summary: after three days"), "{md}");
+    assert!(!md.contains("Harbour Notes"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002, REQ-SEC-003 (a page whose whole text waits under
+// a class a script lifts is read leniently; text for screen readers only
+// stays out even then)
+#[test]
+fn text_under_a_class_lifted_by_scripts_is_read_when_nothing_else_is() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"root hide\"><article><h1>Ferry back</h1>{POST}</article>\
+             <p class=\"sr-only\">Screen reader note that is never shown on the page.</p></div>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Screen reader note"), "{md}");
+}
