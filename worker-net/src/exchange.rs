@@ -30,7 +30,7 @@
 //! No environment proxy is ever used: nothing here reads the environment,
 //! and the HTTP layer is hyper's bare connection API over a socket this
 //! module opened. The operator's `[egress] proxy` takes steps 2 and 3's
-//! place for the exchanges it serves ([`crate::proxy`]).
+//! place for the exchanges it serves ([`proxy`]).
 //! Logs carry fixed event names and numbers: never a URL, a path, a query,
 //! a host name or a body.
 
@@ -265,7 +265,7 @@ async fn exchange_within_deadline(
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
     let request = build_request(&target, &req.headers, req.profile)?;
     if let Some(proxy) = ctx.proxy_for(req.profile) {
-        return crate::proxy::exchange_via(ctx, proxy, &target, request, req.max_body_bytes).await;
+        return proxy::exchange_via(ctx, proxy, &target, request, req.max_body_bytes).await;
     }
     let candidates = judged_candidates(ctx, &target, req.profile).await?;
     let judge = |peer: SocketAddr| {
@@ -544,6 +544,10 @@ fn keep_headers(map: &http::HeaderMap, rewritten: bool) -> Vec<Header> {
         .take(MAX_RESPONSE_HEADERS)
         .collect()
 }
+
+mod proxy;
+
+pub(crate) use proxy::confinement_policy;
 
 #[cfg(test)]
 mod tests;

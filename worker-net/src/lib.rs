@@ -16,7 +16,6 @@
 mod body;
 mod connector;
 mod exchange;
-mod proxy;
 mod resolve;
 #[cfg(test)]
 mod test_support;
@@ -43,7 +42,7 @@ where
     C: FnOnce(&EgressPolicy) -> Confinement,
 {
     let init: NetInit = read_frame(&mut reader).await?;
-    let confinement_input = proxy::confinement_policy(&init);
+    let confinement_input = exchange::confinement_policy(&init);
     // Reads /etc/resolv.conf: the last file this process opens.
     let ctx = std::sync::Arc::new(NetContext::new(init));
     let hello = WorkerHello {

@@ -35,10 +35,10 @@ use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeResponse, NetFailure, NetInit, NetProxy, Profile};
 use tokio::net::TcpStream;
 
-use crate::connector::connect_judged;
-use crate::exchange::{
+use super::{
     AbortOnDrop, NetContext, Target, TargetHost, judge_one, refused, send_get, server_name,
 };
+use crate::connector::connect_judged;
 use crate::resolve::static_answer;
 
 /// Header fields a CONNECT answer may have at all.
