@@ -442,6 +442,35 @@ fn the_first_search_and_brave_tutorials_answer_as_the_pages_say() {
     assert!(status.to_string().contains("\"brave\""), "{status}");
 }
 
+// Verifies: REQ-RES-008, REQ-DEP-005 (the proxy tutorial's CA step: check names the roots in use, and refuses a file holding no certificate, as the page shows)
+#[test]
+fn the_proxy_tutorial_check_answers_as_the_page_says() {
+    let proxy = page("proxy.md");
+    let dir = TempDir::new("tutorial-proxy");
+    let shown_ca = "/etc/ssl/corp-root.pem";
+    let ca = dir.write(
+        "corp-root.pem",
+        &std::fs::read_to_string(workspace_file("tests/certs/test-ca.pem")).expect("test CA"),
+    );
+    let config_text = block(&proxy, "proxy-ca");
+    assert!(config_text.contains(shown_ca), "{config_text}");
+    let with_ca = |ca: &Path| config_text.replace(shown_ca, &ca.to_string_lossy());
+    let config = dir.write("rypsok.toml", &with_ca(&ca));
+    let (code, said) = rypsok(&["check"], Some(&config), &[]);
+    assert_eq!(code, Some(0), "{said}");
+    for line in block(&proxy, "ca-in-use").lines() {
+        let line = line.replace(shown_ca, &ca.to_string_lossy());
+        assert!(said.lines().any(|l| l == line), "{line:?} missing:\n{said}");
+    }
+    let empty = dir.write("empty.pem", "not a certificate\n");
+    let config = dir.write("bad.toml", &with_ca(&empty));
+    let (code, said) = rypsok(&["check"], Some(&config), &[]);
+    assert_eq!(code, Some(1), "{said}");
+    for line in block(&proxy, "ca-unusable").lines() {
+        assert!(said.lines().any(|l| l == line), "{line:?} missing:\n{said}");
+    }
+}
+
 // Verifies: REQ-DEP-005 (the measured clients' page names the Inspector version the conformance suite pins)
 #[test]
 fn the_reading_text_page_names_the_pinned_inspector() {
