@@ -34,6 +34,6 @@ fuzz_target!(|data: &[u8]| {
             assert!(page.markdown.chars().any(char::is_alphanumeric));
         }
         PageResult::Unsupported { media_type } => assert!(media_type.len() <= MEDIA_TYPE_MAX),
-        PageResult::NoContent => {}
+        PageResult::NoContent | PageResult::NeedsScripts => {}
     }
 });
