@@ -1,7 +1,8 @@
 //! The configuration loader (REQ-SEC-023, REQ-CFG-*): arbitrary text as a
 //! configuration file gives a configuration or a non-empty list of
 //! problems, deterministically. A problem's message is static text and
-//! numbers (no character a value from the file could bring), and no
+//! numbers (no character a value from the file could bring; a suggested
+//! key is one the schema knows), and no
 //! credential the secret check finds in the file appears in a problem's
 //! message or path. A configuration that loads has the
 //! bounds its schema promises, and none of its secret references (the
@@ -40,8 +41,24 @@ fuzz_target!(|data: &[u8]| {
             let again = load_config(text).err().unwrap_or_default();
             assert_eq!(problems, again);
             let secrets = common::credentials(text);
+            let known = rypsok_core::config::accepted_keys();
             for p in &problems {
-                common::assert_static(&p.message);
+                // An unknown key may be answered with the nearest known
+                // key: a name from the schema, never one from the file.
+                let message = match p.message.split_once(" (did you mean `") {
+                    Some((head, suggestion)) => {
+                        let key = suggestion
+                            .strip_suffix("`?)")
+                            .unwrap_or_else(|| panic!("{p:?}"));
+                        assert!(
+                            known.iter().any(|k| k.rsplit('.').next() == Some(key)),
+                            "{p:?}"
+                        );
+                        head
+                    }
+                    None => p.message.as_str(),
+                };
+                common::assert_static(message);
                 for secret in &secrets {
                     assert!(!p.message.contains(secret.as_str()), "{p:?}");
                     assert!(!p.path.contains(secret.as_str()), "{p:?}");
