@@ -12,12 +12,12 @@
 
 use std::time::Duration;
 
-use rypsok_proto::{EngineFailure, EngineParse, ExchangeRequest, NetFailure, Profile};
+use rypsok_proto::{EngineFailure, EngineParse, NetFailure};
 use tokio::time::Instant;
 
 use crate::context::EngineSlot;
 use crate::engine::{Driver, SearchContext};
-use crate::limits::{ENGINE_MAX_BYTES, RESULTS_PER_ENGINE, WORKER_SLACK};
+use crate::limits::{RESULTS_PER_ENGINE, WORKER_SLACK};
 use crate::ports::{EngineResponse, ExchangeError, PortError};
 use crate::services::Services;
 use crate::vocabulary::TimeRange;
@@ -198,20 +198,8 @@ impl Services {
                     i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
                 }),
         };
-        let built = engine
-            .config
-            .kind
-            .build(engine.config.endpoint.as_deref(), &call);
-        let mut headers = vec![ctx.user_agent_header()];
-        headers.extend(built.headers);
         let network_time = timeout.saturating_sub(WORKER_SLACK);
-        let exchange = ExchangeRequest {
-            url: built.url,
-            headers,
-            profile: Profile::Engine,
-            timeout_ms: u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX),
-            max_body_bytes: ENGINE_MAX_BYTES,
-        };
+        let (exchange, base_url) = crate::search::engine_exchange(ctx, engine, &call, network_time);
         let response = match ctx.net.exchange(exchange, deadline).await {
             Ok(response) => response,
             Err(ExchangeError::Net(failure)) => {
@@ -233,7 +221,7 @@ impl Services {
         let status = response.status;
         let answer = EngineResponse {
             engine: engine.config.kind,
-            base_url: built.base_url,
+            base_url,
             response,
         };
         match ctx.parse.parse_engine_answer(answer, deadline).await {

@@ -13,6 +13,8 @@
 
 mod rank;
 mod round_trip;
+
+pub(crate) use round_trip::engine_exchange;
 mod select;
 
 use std::time::Duration;

@@ -87,26 +87,12 @@ pub(super) async fn query_engine(
                 i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
             }),
     };
-    let built = engine
-        .config
-        .kind
-        .build(engine.config.endpoint.as_deref(), &call);
-    let mut headers = vec![ctx.user_agent_header()];
-    headers.extend(built.headers);
     let started = Instant::now();
     let network_time = engine_deadline
         .saturating_duration_since(started)
         .saturating_sub(WORKER_SLACK)
         .max(Duration::from_millis(1));
-    let remaining_ms = u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX);
-    let profile = profile_for(engine, &built.url, &ctx.config.egress.policy);
-    let exchange = ExchangeRequest {
-        url: built.url,
-        headers,
-        profile,
-        timeout_ms: remaining_ms,
-        max_body_bytes: ENGINE_MAX_BYTES,
-    };
+    let (exchange, base_url) = engine_exchange(ctx, engine, &call, network_time);
     let response = match ctx.net.exchange(exchange, engine_deadline).await {
         Ok(response) => response,
         Err(ExchangeError::Net(failure)) => {
@@ -117,7 +103,7 @@ pub(super) async fn query_engine(
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let answer = EngineResponse {
         engine: engine.config.kind,
-        base_url: built.base_url,
+        base_url,
         response,
     };
     match ctx
@@ -185,6 +171,33 @@ fn port_failed(engine: &str, error: PortError, latency_ms: Option<u64>) -> Engin
             EngineAnswer::Lost(class)
         }
     }
+}
+
+/// The exchange that asks `engine` for `call` within `network_time`: the
+/// driver's request with rypsok's User-Agent, under the engine's egress
+/// profile; with the base URL its parser resolves links against. Searches
+/// and `check --online` build their requests here alike.
+pub(crate) fn engine_exchange(
+    ctx: &Context,
+    engine: &ActiveEngine,
+    call: &SearchContext<'_>,
+    network_time: Duration,
+) -> (ExchangeRequest, String) {
+    let built = engine
+        .config
+        .kind
+        .build(engine.config.endpoint.as_deref(), call);
+    let mut headers = vec![ctx.user_agent_header()];
+    headers.extend(built.headers);
+    let profile = profile_for(engine, &built.url, &ctx.config.egress.policy);
+    let exchange = ExchangeRequest {
+        url: built.url,
+        headers,
+        profile,
+        timeout_ms: u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX),
+        max_body_bytes: ENGINE_MAX_BYTES,
+    };
+    (exchange, built.base_url)
 }
 
 /// The egress profile of an engine's request (design §8): the engine
