@@ -24,13 +24,14 @@ the output alone (see `failure_class`). Page ids are never printed: they
 are written to OUT_DIR/catastrophic-<set>.json, to be read only for the
 corpus being tuned on.
 """
-import hashlib
-import importlib.util
 import json
 import re
 import statistics
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from score_halves import half, load_evaluate  # noqa: E402  (one split, one scorer)
 
 SYSTEMS = (("rypsok", "{set}.json"), ("trafilatura", "trafilatura-{set}.json"),
            ("readability", "readability-{set}.json"))
@@ -42,17 +43,6 @@ _WORD = re.compile(r"\w+")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # A date or a time of day: digits grouped the way dates and clocks are.
 _DATE = re.compile(r"\b(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2}:\d{2}|(19|20)\d{2})\b")
-
-
-def half(page_id: str) -> str:
-    return "A" if hashlib.sha256(page_id.encode()).digest()[0] % 2 == 0 else "B"
-
-
-def load_evaluate(bench: Path):
-    spec = importlib.util.spec_from_file_location("evaluate", bench / "evaluate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def blocks(markdown: str) -> list:
