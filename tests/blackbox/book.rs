@@ -505,6 +505,21 @@ fn skip_examples() -> Examples {
             &none,
         ),
     ));
+    let gdelt = FakeHttp::start(Reply::json(b"{}"));
+    let config = search_config(
+        &[&wikipedia, &gdelt],
+        "",
+        &[
+            engine("wikipedia", "wikipedia", &wikipedia, ""),
+            engine("gdelt", "gdelt", &gdelt, general),
+        ],
+    );
+    let mut server = started(&config);
+    out.push((
+        "search-skipped-short-query",
+        answer(&mut server, "web_search", json!({"query": "EU"}), &none),
+    ));
+    assert!(gdelt.seen().is_empty(), "GDELT is not sent what it refuses");
     out
 }
 

@@ -45,7 +45,21 @@ fn search_without_leaking(server: &mut Server, category: &str, secret: &str) {
     }
 }
 
-// Verifies: REQ-CFG-004, REQ-STATUS-002 (OpenAlex's optional key travels as api_key, only when named)
+/// The `allowance` `engine_status` gives the engine `openalex`.
+fn openalex_allowance(server: &mut Server) -> Value {
+    let status = server.call("engine_status", json!({}));
+    let engines = structured(&status)["engines"]
+        .as_array()
+        .expect("engines")
+        .clone();
+    let openalex = engines
+        .iter()
+        .find(|e| e["id"] == json!("openalex"))
+        .expect("openalex");
+    openalex.get("allowance").cloned().unwrap_or(Value::Null)
+}
+
+// Verifies: REQ-CFG-004, REQ-STATUS-001, REQ-STATUS-002 (OpenAlex's optional key travels as api_key, only when named; keyless, engine_status says so)
 #[test]
 fn openalex_sends_its_key_only_when_the_operator_names_one() {
     let reply = Reply::json(&fixture(
@@ -69,6 +83,11 @@ fn openalex_sends_its_key_only_when_the_operator_names_one() {
         "{}",
         seen[0].target
     );
+    assert_eq!(
+        openalex_allowance(&mut server),
+        Value::Null,
+        "a keyed engine has no mark"
+    );
 
     let keyless = FakeHttp::start(reply);
     let engine = format!(
@@ -83,6 +102,7 @@ fn openalex_sends_its_key_only_when_the_operator_names_one() {
     let seen = keyless.seen();
     assert_eq!(seen.len(), 1);
     assert!(!seen[0].target.contains("api_key"), "{}", seen[0].target);
+    assert_eq!(openalex_allowance(&mut server), json!("keyless"));
 }
 
 // Verifies: REQ-CFG-004, REQ-STATUS-002 (SearXNG's optional credential is the Authorization header, only when named)

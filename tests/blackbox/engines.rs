@@ -166,6 +166,46 @@ fn a_news_search_is_partial_when_gdelt_is_rate_limited() {
     assert_eq!(gdelt.seen().len(), 1);
 }
 
+// Verifies: REQ-ENG-007, REQ-ENG-010 (GDELT is not sent what it refuses: short words left out, a query of short words alone skipped)
+#[test]
+fn gdelt_is_not_sent_the_query_shapes_it_refuses() {
+    let hackernews = FakeHttp::start(Reply::json(&fixture(
+        "hackernews/written_search_rust_stories.json",
+    )));
+    let gdelt = FakeHttp::start(Reply::json(&fixture("gdelt/written_artlist_climate.json")));
+    let text = config(
+        &[hackernews.port(), gdelt.port()],
+        &[
+            engine("hn", "hackernews", hackernews.port(), "/api/v1/search"),
+            engine("gdelt", "gdelt", gdelt.port(), "/api/v2/doc/doc"),
+        ],
+    );
+    let mut server = Server::start(Some(&text));
+    server.initialize();
+    let result = server.call("web_search", json!({"query": "AI", "category": "news"}));
+    let body = structured(&result);
+    assert_eq!(body["outcome"], json!("ok"), "{result}");
+    assert!(
+        notices(body).contains(
+            &json!({"code": "engine_skipped", "engine": "gdelt", "reason": "query_too_short"})
+        ),
+        "{result}"
+    );
+    assert!(gdelt.seen().is_empty(), "nothing sent to be refused");
+    let result = server.call(
+        "web_search",
+        json!({"query": "AI (climate OR summit)", "category": "news"}),
+    );
+    assert_eq!(structured(&result)["outcome"], json!("ok"), "{result}");
+    let seen = gdelt.seen();
+    assert_eq!(seen.len(), 1);
+    assert!(
+        seen[0].target.contains("query=climate+summit&"),
+        "{}",
+        seen[0].target
+    );
+}
+
 // Verifies: REQ-AGG-004, REQ-CMP-002, REQ-CMP-003 (code: GitHub failing, Stack Exchange's backoff kept, its results attributed)
 #[test]
 fn a_code_search_keeps_stack_exchanges_backoff_beside_a_failing_github() {

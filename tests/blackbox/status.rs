@@ -9,7 +9,7 @@ use crate::support::{
     workspace_file,
 };
 
-// Verifies: REQ-STATUS-001, REQ-STATUS-002, REQ-OPS-003 (zero configuration: the keyless engines closed, Brave without a key)
+// Verifies: REQ-STATUS-001, REQ-STATUS-002, REQ-OPS-003 (zero configuration: the keyless engines closed, OpenAlex on its small keyless allowance, Brave without a key)
 #[test]
 fn reports_zero_configuration_engines_in_identifier_order() {
     let mut server = Server::start(None);
@@ -25,7 +25,7 @@ fn reports_zero_configuration_engines_in_identifier_order() {
             {"id": "gdelt", "state": "closed", "latency_ms": null},
             {"id": "github", "state": "closed", "latency_ms": null},
             {"id": "hackernews", "state": "closed", "latency_ms": null},
-            {"id": "openalex", "state": "closed", "latency_ms": null},
+            {"id": "openalex", "state": "closed", "latency_ms": null, "allowance": "keyless"},
             {"id": "stackexchange", "state": "closed", "latency_ms": null},
             {"id": "wikipedia", "state": "closed", "latency_ms": null}]})
     );

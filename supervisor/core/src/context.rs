@@ -14,7 +14,7 @@ use crate::config::{Config, EngineConfig, SecretRef};
 use crate::engine::{Credential, Driver};
 use crate::health::Health;
 use crate::ports::{NetPort, ParsePort};
-use crate::response::DisabledReason;
+use crate::response::{Allowance, DisabledReason};
 use crate::returned::ReturnedUrls;
 
 /// A configured engine that is in use.
@@ -75,6 +75,15 @@ pub fn user_agent(config: &Config) -> String {
         crate::config::PROJECT_URL,
         config.service.contact.trim()
     )
+}
+
+impl ActiveEngine {
+    /// `keyless` when the engine runs without a key on a provider
+    /// allowance too small for regular use (its driver says so).
+    pub(crate) fn allowance(&self) -> Option<Allowance> {
+        let small = self.config.kind.spec().keyless_allowance.is_some();
+        (small && self.credential.is_none()).then_some(Allowance::Keyless)
+    }
 }
 
 impl Context {

@@ -78,6 +78,8 @@ vocabulary! {
         Language => "language",
         /// The query exceeds its limit.
         QueryTooLong => "query_too_long",
+        /// No word of the query is long enough for it to search.
+        QueryTooShort => "query_too_short",
         /// Its circuit is open.
         Cooldown => "cooldown",
         /// Its own rate limit would be exceeded.
@@ -123,6 +125,16 @@ vocabulary! {
         Disabled => "disabled",
         /// It needs a key and none could be read.
         NoCredential => "no_credential",
+    }
+}
+
+vocabulary! {
+    /// What an active engine runs on, when that is worth an operator's
+    /// attention (the `allowance` of an engine in `engine_status`).
+    pub Allowance {
+        /// No key: the provider's keyless allowance, too small for regular
+        /// use (OpenAlex: about ten searches a day).
+        Keyless => "keyless",
     }
 }
 
@@ -363,6 +375,9 @@ pub struct EngineReport {
     /// Why a disabled engine is not in use.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<DisabledReason>,
+    /// Present when an active engine runs on a small keyless allowance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowance: Option<Allowance>,
 }
 
 pub mod markdown;

@@ -30,12 +30,14 @@ pub(crate) fn engine_status(ctx: &Context) -> StatusResponse {
                 state: EngineState::from(ctx.health.state(&engine.config.id)),
                 latency_ms: ctx.health.median_latency_ms(&engine.config.id),
                 reason: None,
+                allowance: engine.allowance(),
             },
             EngineSlot::Disabled { id, reason } => EngineReport {
                 id: id.clone(),
                 state: EngineState::Disabled,
                 latency_ms: None,
                 reason: Some(*reason),
+                allowance: None,
             },
         })
         .collect();

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::config::{Category, Config};
 use crate::error::{EgressRefused, FailureCause};
-use crate::response::{DisabledReason, EngineState, Outcome};
+use crate::response::{Allowance, DisabledReason, EngineState, Outcome};
 use crate::validate::{TimeRange, default_category};
 use crate::vocabulary::vocabulary;
 
@@ -180,7 +180,9 @@ pub(crate) fn definitions(config: &Config, served: &[Category]) -> Vec<ToolDefin
                 "latency_ms": {"anyOf": [{"type": "integer"}, {"type": "null"}],
                     "description": "Median time of its recent answers in milliseconds; null before any."},
                 "reason": {"type": "string", "enum": DisabledReason::words(),
-                    "description": "Why disabled: disabled (switched off by the operator) or no_credential (it needs an API key that is not configured)."}},
+                    "description": "Why disabled: disabled (switched off by the operator) or no_credential (it needs an API key that is not configured)."},
+                "allowance": {"type": "string", "enum": Allowance::words(),
+                    "description": "keyless: it runs without a key on a provider allowance too small for regular use."}},
                 "required": ["id", "state", "latency_ms"]}},
             "error": error_schema()}}),
         open_world: false,

@@ -22,6 +22,12 @@ pub(crate) struct Admission {
     /// queries skip the engine with `engine_skipped`, `query_too_long`.
     /// Compare with [`Admission::accepts_query`], not by hand.
     pub(crate) max_query_chars: usize,
+    /// Shortest word or quoted phrase the provider searches for, in letters
+    /// and digits; 0 for any. The driver's request leaves shorter ones out
+    /// ([`Admission::searchable_words`]); a query with none left skips the
+    /// engine with `engine_skipped`, `query_too_short`, so that nothing is
+    /// sent only to be refused.
+    pub(crate) min_word_chars: usize,
     /// Languages the engine honours.
     pub(crate) languages: LanguageSupport,
     /// The engine honours `time_range` (otherwise a call with one skips it).
@@ -44,6 +50,34 @@ impl Admission {
     /// length.
     pub(crate) fn accepts_query(&self, query: &str) -> bool {
         query.chars().count() <= self.max_query_chars
+    }
+
+    /// The words and quoted phrases of `query` the provider searches for,
+    /// in order: each of at least `min_word_chars` letters or digits. An
+    /// unclosed quote runs to the end of the query.
+    pub(crate) fn searchable_words<'q>(&self, query: &'q str) -> Vec<&'q str> {
+        let long_enough = |unit: &str| {
+            unit.chars().filter(|c| c.is_alphanumeric()).count() >= self.min_word_chars
+        };
+        let mut units = Vec::new();
+        let mut rest = query.trim_start();
+        while !rest.is_empty() {
+            let end = match rest.strip_prefix('"') {
+                Some(inner) => inner.find('"').map_or(rest.len(), |close| close + 2),
+                None => rest.find(char::is_whitespace).unwrap_or(rest.len()),
+            };
+            let (unit, tail) = rest.split_at(end);
+            if long_enough(unit) {
+                units.push(unit);
+            }
+            rest = tail.trim_start();
+        }
+        units
+    }
+
+    /// Whether `query` has a word the provider searches for.
+    pub(crate) fn has_searchable_word(&self, query: &str) -> bool {
+        self.min_word_chars == 0 || !self.searchable_words(query).is_empty()
     }
 }
 
@@ -75,6 +109,7 @@ mod tests {
         concurrency_cap: 1,
         min_interval_ms: None,
         max_query_chars: 3,
+        min_word_chars: 3,
         languages: LanguageSupport::Listed(&["en", "pt-br"]),
         time_ranges: false,
         cacheable: false,
@@ -88,6 +123,23 @@ mod tests {
         assert!(RECORD.accepts_query("abc"));
         assert!(RECORD.accepts_query("äöü"));
         assert!(!RECORD.accepts_query("abcd"));
+    }
+
+    #[test]
+    fn short_words_are_left_out_and_quoted_phrases_kept_whole() {
+        // Verifies: REQ-ENG-010 (GDELT: nothing sent only to be refused)
+        assert_eq!(
+            RECORD.searchable_words("AI rules in \"EU law\" UN"),
+            ["rules", "\"EU law\""]
+        );
+        assert_eq!(RECORD.searchable_words("\"open quote"), ["\"open quote"]);
+        assert_eq!(RECORD.searchable_words("  ä.ö  café  "), ["café"]);
+        assert!(!RECORD.has_searchable_word("AI UN -x \"a\""));
+        let any = Admission {
+            min_word_chars: 0,
+            ..RECORD
+        };
+        assert!(any.has_searchable_word("AI"));
     }
 
     #[test]

@@ -51,6 +51,7 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: Some(INTERVAL_MS),
     // No published bound; the contract's own (400) applies.
     max_query_chars: 400,
+    min_word_chars: 0,
     // Papers in every language are searched alike (most are in English).
     languages: LanguageSupport::Any,
     // `submittedDate:[from TO to]`.

@@ -59,6 +59,7 @@ const ADMISSION: Admission = Admission {
     // 422 validation error. Only the character bound is an admission
     // property; a query of more than 50 words fails as `request_failure`.
     max_query_chars: 400,
+    min_word_chars: 0,
     // The `search_lang` codes Brave documents, as the configuration spells
     // them; Japanese, configured as `ja`, is sent as Brave's `jp`.
     languages: LanguageSupport::Listed(&LANGUAGES),

@@ -52,6 +52,7 @@ const ADMISSION: Admission = Admission {
     // Crossref publishes no bound on `query`; the contract's own (LIM-S1,
     // 400) applies.
     max_query_chars: 400,
+    min_word_chars: 0,
     // Bibliographic search has no language parameter: works in every
     // language are searched alike.
     languages: LanguageSupport::Any,

@@ -61,6 +61,7 @@ const ADMISSION: Admission = Admission {
     // No published bound; the form's input carries no `maxlength`.
     // LIM-S1 bounds queries before this.
     max_query_chars: 500,
+    min_word_chars: 0,
     // The language reaches the page only through the region-language pair
     // `kl`; a pair the form does not offer searches all regions (`wt-wt`),
     // which still answers in every language.

@@ -46,6 +46,9 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: Some(5000),
     // No published bound; the contract's own (400) applies.
     max_query_chars: 400,
+    // GDELT refuses a keyword of one or two characters ("The specified
+    // phrase is too short"): its request leaves such words out.
+    min_word_chars: 3,
     // GDELT translates the news of 65 languages and searches them all.
     languages: LanguageSupport::Any,
     // `timespan`; the index holds three months, so a year's range is
@@ -70,7 +73,7 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
     let max = ctx.count.clamp(1, MAX_RECORDS).to_string();
     let mut params = form_urlencoded::Serializer::new(String::new());
     params
-        .append_pair("query", ctx.query)
+        .append_pair("query", &gdelt_query(ctx.query))
         .append_pair("mode", "artlist")
         .append_pair("format", "json")
         .append_pair("maxrecords", &max)
@@ -79,6 +82,15 @@ fn build(endpoint: Option<&str>, ctx: &SearchContext<'_>) -> BuiltRequest {
         params.append_pair("timespan", timespan(range));
     }
     BuiltRequest::json(super::with_query(&base, &params.finish()))
+}
+
+/// The query as GDELT accepts it: without the words it refuses as too
+/// short (selection skips GDELT when none is left), and without
+/// parentheses, whose `OR` GDELT would read as an operator. An `OR` between
+/// words is one of the short words, so GDELT looks for all of them.
+fn gdelt_query(query: &str) -> String {
+    let plain = query.replace(['(', ')'], " ");
+    ADMISSION.searchable_words(&plain).join(" ")
 }
 
 const fn timespan(range: TimeRange) -> &'static str {
@@ -117,5 +129,14 @@ mod tests {
              &format=json&maxrecords=10&sort=hybridrel&timespan=1w"
         );
         assert_eq!(ADMISSION.min_interval_ms, Some(5000));
+    }
+
+    #[test]
+    fn leaves_out_the_words_gdelt_refuses_as_too_short() {
+        // Verifies: REQ-ENG-010 (a shape GDELT refuses is not sent)
+        assert_eq!(gdelt_query("AI rules in the EU"), "rules the");
+        assert_eq!(gdelt_query("(wind OR solar) power"), "wind solar power");
+        assert_eq!(gdelt_query("\"climate summit\" UN"), "\"climate summit\"");
+        assert!(!ADMISSION.has_searchable_word("AI UN"));
     }
 }

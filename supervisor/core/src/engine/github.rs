@@ -60,6 +60,7 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: None,
     // 256 characters of query text.
     max_query_chars: 256,
+    min_word_chars: 0,
     // Repositories of every language are searched alike.
     languages: LanguageSupport::Any,
     // `pushed:>=YYYY-MM-DD`.

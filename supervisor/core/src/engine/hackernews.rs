@@ -53,6 +53,7 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: None,
     // No published bound; the contract's own (400) applies.
     max_query_chars: 400,
+    min_word_chars: 0,
     // No language parameter: stories in every language are searched alike.
     languages: LanguageSupport::Any,
     // `numericFilters=created_at_i>…` on `search`.

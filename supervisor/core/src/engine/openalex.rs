@@ -60,6 +60,7 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: None,
     // No published bound on `search`; the contract's own (400) applies.
     max_query_chars: 400,
+    min_word_chars: 0,
     // Search covers works in every language.
     languages: LanguageSupport::Any,
     // `filter=from_publication_date:YYYY-MM-DD`.

@@ -61,6 +61,7 @@ const ADMISSION: Admission = Admission {
     concurrency_cap: 2,
     min_interval_ms: None,
     max_query_chars: 400,
+    min_word_chars: 0,
     // `language` is passed through.
     languages: LanguageSupport::Any,
     time_ranges: true,

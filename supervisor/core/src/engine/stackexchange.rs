@@ -55,6 +55,7 @@ const ADMISSION: Admission = Admission {
     min_interval_ms: None,
     // No published bound on `q`; the contract's own (400) applies.
     max_query_chars: 400,
+    min_word_chars: 0,
     // Stack Overflow is an English site.
     languages: LanguageSupport::Listed(&["en"]),
     // `fromdate` (Unix seconds).

@@ -45,6 +45,7 @@ const ADMISSION: Admission = Admission {
     // (`Searcher::MAX_TEXT_SEARCH`, measured with `mb_strlen`: code points,
     // not bytes) with `cirrussearch-query-too-long`.
     max_query_chars: 300,
+    min_word_chars: 0,
     // The language picks the wiki (`{lang}.wikipedia.org`); any code the
     // configuration accepts names one, and a code without a wiki fails as a
     // network error, not as a wrong answer.

@@ -224,7 +224,11 @@ fn engine_row(engine: &EngineReport) -> String {
     let latency = engine
         .latency_ms
         .map_or_else(|| "-".to_owned(), |ms| ms.to_string());
-    let reason = engine.reason.map_or("-", |r| r.as_str());
+    let reason = match (engine.reason, engine.allowance) {
+        (Some(r), _) => r.as_str(),
+        (None, Some(a)) => a.as_str(),
+        (None, None) => "-",
+    };
     format!(
         "| {} | {} | {latency} | {reason} |",
         word(&engine.id),

@@ -183,6 +183,7 @@ fn every_status_response_fits_the_engine_status_output_schema() {
             state,
             latency_ms: Some(120),
             reason: None,
+            allowance: Some(Allowance::Keyless),
         })
         .collect();
     engines.extend(DisabledReason::ALL.iter().map(|&reason| EngineReport {
@@ -190,6 +191,7 @@ fn every_status_response_fits_the_engine_status_output_schema() {
         state: EngineState::Disabled,
         latency_ms: None,
         reason: Some(reason),
+        allowance: None,
     }));
     let response = ToolResponse::Status(StatusResponse {
         outcome: Outcome::Ok,
@@ -201,6 +203,8 @@ fn every_status_response_fits_the_engine_status_output_schema() {
     // `latency_ms` is present as null, as the schema requires.
     assert_eq!(wire["engines"][3]["latency_ms"], Value::Null);
     assert_eq!(wire["engines"][3]["state"], json!("disabled"));
+    assert_eq!(wire["engines"][0]["allowance"], json!("keyless"));
+    assert!(wire["engines"][3].get("allowance").is_none());
 }
 
 #[test]

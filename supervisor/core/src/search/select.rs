@@ -56,6 +56,8 @@ pub(super) fn select<'a>(
             Some(SkipReason::Language)
         } else if !admission.accepts_query(&args.query) {
             Some(SkipReason::QueryTooLong)
+        } else if !admission.has_searchable_word(&args.query) {
+            Some(SkipReason::QueryTooShort)
         } else {
             None
         };

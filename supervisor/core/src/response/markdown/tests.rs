@@ -9,8 +9,8 @@ use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 use super::render;
 use crate::error::{Refused, ToolError, every_error};
 use crate::response::{
-    DisabledReason, EngineErrorClass, EngineReport, EngineState, FetchResponse, Notice, NoticeCode,
-    Outcome, SearchResponse, SearchResult, StatusResponse, ToolResponse,
+    Allowance, DisabledReason, EngineErrorClass, EngineReport, EngineState, FetchResponse, Notice,
+    NoticeCode, Outcome, SearchResponse, SearchResult, StatusResponse, ToolResponse,
 };
 
 fn result(title: &str, url: &str, snippet: &str) -> SearchResult {
@@ -184,12 +184,21 @@ fn engine_status_is_a_table_of_rypsok_words() {
                 state: EngineState::Disabled,
                 latency_ms: None,
                 reason: Some(DisabledReason::NoCredential),
+                allowance: None,
+            },
+            EngineReport {
+                id: "openalex".to_owned(),
+                state: EngineState::Closed,
+                latency_ms: None,
+                reason: None,
+                allowance: Some(Allowance::Keyless),
             },
             EngineReport {
                 id: "wikipedia".to_owned(),
                 state: EngineState::Closed,
                 latency_ms: Some(120),
                 reason: None,
+                allowance: None,
             },
         ],
     });
@@ -204,6 +213,7 @@ fn engine_status_is_a_table_of_rypsok_words() {
 | Engine | State | Median latency (ms) | Reason |
 |---|---|---|---|
 | brave | disabled | - | no_credential |
+| openalex | closed | - | keyless |
 | wikipedia | closed | 120 | - |
 "
     );
