@@ -107,7 +107,8 @@ pub const HTTP_MAX_HEADER_BYTES: usize = 16 * 1024;
 /// HTTP/2 connection may send in one second; past it, GOAWAY and close.
 pub const HTTP2_CONTROL_FRAMES_PER_S: u32 = 100;
 /// LIM-H9: the slowest a request body may arrive, after a grace of LIM-H3;
-/// slower, 408.
+/// slower, 408. An HTTP/1 request head is held to the same pace, and the
+/// connection closed when it falls behind.
 pub const HTTP_BODY_MIN_BYTES_PER_S: u64 = 1024;
 
 /// LIM-I1: `tools/list` plus server instructions, serialized, with all tools

@@ -5,7 +5,8 @@
 //! The SDK's Streamable HTTP service (`mcp.rs`) answers the protocol's own
 //! statuses; this gate, in front of it, answers the rest: 404 for another
 //! path, 403 for an ambiguous authority (`authority`), 401, 413 for a
-//! declared body over LIM-H2, 408 (LIM-H5, or a body slower than LIM-H9),
+//! declared body over LIM-H2, 408 (LIM-H5, or a body slower than LIM-H9;
+//! a request head that slow closes the connection, `bounds::HeadPace`),
 //! 400 for a POST body that is not JSON, and past LIM-H6 sessions closes
 //! the one used least recently (`sessions`; none exist when the operator
 //! switched the handshake-based revisions off). LIM-H1, LIM-H2 and LIM-H6
@@ -64,9 +65,9 @@ mod rewind;
 mod sessions;
 mod table;
 
-use bounds::{ControlFrames, Ended, PeerLimit, PeerPermit, StreamGuard};
+use bounds::{ControlFrames, Ended, HeadPace, PeerLimit, PeerPermit, StreamGuard};
 use counts::{Counts, Reason};
-use rewind::Rewind;
+use rewind::{Rewind, Watch};
 use sessions::SessionUse;
 use table::{Freed, Place, Table};
 
@@ -572,6 +573,7 @@ async fn serve_connection(
     peer: std::net::IpAddr,
 ) {
     let trusted = forwarded::is_trusted(&gate.trusted_proxies, peer);
+    let arrived = Instant::now();
     let mut seen = Vec::with_capacity(H2_PREFACE.len());
     let wait = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
     let protocol = tokio::select! {
@@ -589,10 +591,14 @@ async fn serve_connection(
     };
     let _ = stream.set_nodelay(true);
     let streams = Arc::clone(&place.streams);
+    let watch = match protocol {
+        Protocol::Http1 => Watch::Http1(HeadPace::new(&streams, arrived, seen.len())),
+        Protocol::Http2 => Watch::Http2(ControlFrames::new(&streams)),
+    };
     let io = TokioIo::new(Rewind {
         seen: Bytes::from(seen),
         stream,
-        control: (protocol == Protocol::Http2).then(|| ControlFrames::new(&streams)),
+        watch,
     });
     let service = {
         let gate = Arc::clone(&gate);
@@ -672,9 +678,7 @@ async fn serve_connection(
             }
         }
     };
-    if let Err(e) = result
-        && e.is_timeout()
-    {
+    if streams.head_was_slow() || result.is_err_and(|e| e.is_timeout()) {
         gate.counts.add(Reason::HeaderTimeout);
     }
 }

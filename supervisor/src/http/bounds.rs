@@ -38,6 +38,8 @@ pub(super) struct Streams {
     changed: Notify,
     /// Set once the peer sent control frames past LIM-H8.
     flooded: AtomicBool,
+    /// Set once an HTTP/1 request head came slower than LIM-H9.
+    slow_head: AtomicBool,
 }
 
 impl Streams {
@@ -48,7 +50,13 @@ impl Streams {
             idle_since: Mutex::new(Instant::now()),
             changed: Notify::new(),
             flooded: AtomicBool::new(false),
+            slow_head: AtomicBool::new(false),
         })
+    }
+
+    /// Whether a request head came slower than LIM-H9 (`HeadPace`).
+    pub(super) fn head_was_slow(&self) -> bool {
+        self.slow_head.load(Ordering::Acquire)
     }
 
     /// Counts one request as open until the guard is dropped (its response
@@ -217,6 +225,85 @@ impl ControlFrames {
             && !self.streams.flooded.swap(true, Ordering::AcqRel)
         {
             self.streams.changed.notify_one();
+        }
+    }
+}
+
+/// LIM-H9 for an HTTP/1 request head: from the first byte of a head (read
+/// while the connection serves no request), the head must keep coming at
+/// LIM-H9 after a grace of LIM-H3, or the read fails and hyper closes the
+/// connection (counted as `header_timeout`). hyper's own header timeout
+/// (LIM-H5) bounds the whole head, but a head trickled a byte at a time
+/// would hold its connection, and its place in the table, for all of it.
+/// HTTP/2 needs none: a connection whose heads are not complete has no
+/// open stream, and is closed after LIM-H3 (`drive_h2`).
+#[derive(Debug)]
+pub(super) struct HeadPace {
+    streams: Arc<Streams>,
+    /// When the head being read began, and its bytes so far.
+    started: Option<Instant>,
+    bytes: u64,
+    due: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl HeadPace {
+    /// A head that began at `started` with `bytes` already read (the ones
+    /// the listener read to learn the protocol).
+    pub(super) fn new(streams: &Arc<Streams>, started: Instant, bytes: usize) -> Self {
+        let mut pace = Self {
+            streams: Arc::clone(streams),
+            started: None,
+            bytes: 0,
+            due: Box::pin(tokio::time::sleep_until(started)),
+        };
+        pace.observe_at(bytes, started);
+        pace
+    }
+
+    /// Counts bytes just read: part of a head only while the connection
+    /// serves no request and has not since the head began.
+    pub(super) fn observe(&mut self, bytes: usize) {
+        self.observe_at(bytes, Instant::now());
+    }
+
+    fn observe_at(&mut self, bytes: usize, now: Instant) {
+        self.forget_served();
+        if bytes == 0 || self.streams.idle_since().is_none() {
+            return;
+        }
+        let started = *self.started.get_or_insert(now);
+        self.bytes = self
+            .bytes
+            .saturating_add(u64::try_from(bytes).unwrap_or(u64::MAX));
+        let earned = Duration::from_millis(
+            self.bytes.saturating_mul(1000) / limits::HTTP_BODY_MIN_BYTES_PER_S,
+        );
+        let grace = Duration::from_millis(limits::HTTP_PROTOCOL_WAIT_MS);
+        self.due.as_mut().reset(started + grace + earned);
+    }
+
+    /// Whether the head being read is past its due time; registers a
+    /// wake-up for that time otherwise. Marks the connection once it is.
+    pub(super) fn poll_late(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        self.forget_served();
+        if self.started.is_none() || self.due.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.streams.slow_head.store(true, Ordering::Release);
+        true
+    }
+
+    /// A head that led to a request is done with: the next bytes after
+    /// that request's end begin a new one.
+    fn forget_served(&mut self) {
+        let served = match (self.started, self.streams.idle_since()) {
+            (Some(_), None) => true,
+            (Some(started), Some(idle)) => idle > started,
+            (None, _) => false,
+        };
+        if served {
+            self.started = None;
+            self.bytes = 0;
         }
     }
 }

@@ -11,14 +11,21 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::bounds::ControlFrames;
+use super::bounds::{ControlFrames, HeadPace};
 
 /// A stream that first yields the bytes the listener already read, and on
-/// HTTP/2 watches the control frames that follow (`bounds`).
+/// HTTP/2 watches the control frames that follow, on HTTP/1 the pace of
+/// each request head (`bounds`).
 pub(super) struct Rewind {
     pub(super) seen: Bytes,
     pub(super) stream: TcpStream,
-    pub(super) control: Option<ControlFrames>,
+    pub(super) watch: Watch,
+}
+
+/// What is watched in the bytes that follow, by protocol.
+pub(super) enum Watch {
+    Http1(HeadPace),
+    Http2(ControlFrames),
 }
 
 impl AsyncRead for Rewind {
@@ -33,8 +40,19 @@ impl AsyncRead for Rewind {
             buf.put_slice(&this.seen.split_to(n));
             return Poll::Ready(Ok(()));
         }
-        let Some(control) = &mut this.control else {
-            return Pin::new(&mut this.stream).poll_read(cx, buf);
+        let control = match &mut this.watch {
+            Watch::Http2(control) => control,
+            Watch::Http1(pace) => {
+                if pace.poll_late(cx) {
+                    return Poll::Ready(Err(io::ErrorKind::TimedOut.into()));
+                }
+                let before = buf.filled().len();
+                let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
+                if let Poll::Ready(Ok(())) = polled {
+                    pace.observe(buf.filled().len() - before);
+                }
+                return polled;
+            }
         };
         if control.is_flooded() {
             // Nothing more of a flooding peer is read: the connection
