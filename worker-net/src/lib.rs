@@ -16,6 +16,7 @@
 mod body;
 mod connector;
 mod exchange;
+mod pool;
 mod resolve;
 #[cfg(test)]
 mod test_support;
