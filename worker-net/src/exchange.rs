@@ -27,6 +27,12 @@
 //!
 //! all under the request's deadline ([`NetFailure::Timeout`]).
 //!
+//! Steps 2 and 3 are skipped when a connection kept from an earlier
+//! exchange with the same origin and profile is still open
+//! ([`crate::pool`]): it was judged for exactly that when it was opened. A
+//! connection goes back to the pool only when its response was read to its
+//! end and the server keeps it alive.
+//!
 //! No environment proxy is ever used: nothing here reads the environment,
 //! and the HTTP layer is hyper's bare connection API over a socket this
 //! module opened. The operator's `[egress] proxy` takes steps 2 and 3's
