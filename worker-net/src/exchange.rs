@@ -50,35 +50,26 @@ use http::header::{
 };
 use http_body_util::Empty;
 use hyper::body::Body as _;
-use hyper::client::conn::http1;
-use hyper_util::rt::TokioIo;
 use rustls::pki_types::{CertificateDer, ServerName};
 use rypsok_egress::{AddressVerdict, EgressPolicy, EndpointHost, Refusal, parse_host_name};
 use rypsok_proto::limits::{CONNECT_TIMEOUT_MS, TLS_SESSION_SERVERS};
 use rypsok_proto::{
     ExchangeRequest, ExchangeResponse, Header, NetFailure, NetInit, NetPool, NetProxy, Profile,
 };
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
 use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body_to_end};
 use crate::connector::connect_judged;
-use crate::pool::{Conn, OriginKey, Pool};
+use crate::pool::{Conn, OriginKey, Pool, http_handshake};
+#[cfg(test)]
+use crate::pool::{MAX_RESPONSE_HEAD_BYTES, MAX_WIRE_HEADERS};
 use crate::resolve::NameResolver;
 
 /// Response headers kept, at most.
 const MAX_RESPONSE_HEADERS: usize = 64;
 /// Longest response header value kept, in bytes.
 const MAX_HEADER_VALUE_BYTES: usize = 4096;
-/// Header fields a response head may have at all; more is
-/// [`NetFailure::Protocol`].
-const MAX_WIRE_HEADERS: usize = 100;
-/// The HTTP layer's read buffer, which bounds the response head: a head
-/// still incomplete once this much is buffered is [`NetFailure::Protocol`]
-/// (hyper checks between reads, so a head that arrives whole in the last
-/// read may be up to twice this).
-const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
 /// Request headers worker-net sets itself or that make no sense on a
 /// bodiless GET: a caller's copy is dropped, never sent twice.
 const RESERVED_REQUEST_HEADERS: [&str; 10] = [
@@ -577,38 +568,6 @@ fn build_request(
         .header(ACCEPT_ENCODING, HeaderValue::from_static(ACCEPTED_CODINGS))
         .body(Empty::new())
         .map_err(|_| NetFailure::InvalidUrl)
-}
-
-/// Aborts the HTTP connection task when the exchange ends for any reason
-/// (answer, bound, deadline, cancellation), so no socket outlives its call.
-pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Starts HTTP/1.1 on `io`; the connection's task runs until the
-/// returned [`Conn`] is dropped.
-pub(crate) async fn http_handshake<S>(io: S) -> Result<Conn, NetFailure>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (sender, connection) = http1::Builder::new()
-        .max_headers(MAX_WIRE_HEADERS)
-        .max_buf_size(MAX_RESPONSE_HEAD_BYTES)
-        .handshake(TokioIo::new(io))
-        .await
-        .map_err(|_| NetFailure::Protocol)?;
-    let task = AbortOnDrop(tokio::spawn(async move {
-        // Its errors surface through the response future.
-        let _ = connection.await;
-    }));
-    Ok(Conn {
-        sender,
-        _task: task,
-    })
 }
 
 /// What became of a request sent on a connection.

@@ -1,5 +1,6 @@
-//! Kept connections: idle HTTP/1.1 connections worker-net holds for the
-//! next exchange to the same origin (`[limits] pool_idle_per_origin`,
+//! Connections: the HTTP/1.1 handshake on a socket [`crate::connector`]
+//! opened, and the idle connections worker-net keeps for the next exchange
+//! to the same origin (`[limits] pool_idle_per_origin`,
 //! `pool_idle_total`, `pool_idle_secs`).
 //!
 //! A connection is keyed by everything that was judged when it was opened:
@@ -30,11 +31,22 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Empty;
-use hyper::client::conn::http1::SendRequest;
 use rypsok_proto::{NetPool, Profile};
 use tokio::time::Instant;
 
-use crate::exchange::AbortOnDrop;
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use rypsok_proto::NetFailure;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Header fields a response head may have at all; more is
+/// [`NetFailure::Protocol`].
+pub(crate) const MAX_WIRE_HEADERS: usize = 100;
+/// The HTTP layer's read buffer, which bounds the response head: a head
+/// still incomplete once this much is buffered is [`NetFailure::Protocol`]
+/// (hyper checks between reads, so a head that arrives whole in the last
+/// read may be up to twice this).
+pub(crate) const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
 
 /// What a kept connection was opened and judged for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -51,7 +63,7 @@ pub(crate) struct OriginKey {
 /// One HTTP/1.1 connection: the handle requests are sent on, and the task
 /// that drives the socket (aborted, and the socket closed, on drop).
 pub(crate) struct Conn {
-    pub(crate) sender: SendRequest<Empty<Bytes>>,
+    pub(crate) sender: http1::SendRequest<Empty<Bytes>>,
     pub(crate) _task: AbortOnDrop,
 }
 
@@ -101,6 +113,39 @@ impl Inner {
             }
         }
     }
+}
+
+/// Aborts a connection's task when its owner lets go of it: an exchange
+/// that ends without keeping it (bound, error, deadline, cancellation), the
+/// pool closing an idle one, or worker-net's end. No socket outlives them.
+pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Starts HTTP/1.1 on `io`; the connection's task runs until the
+/// returned [`Conn`] is dropped.
+pub(crate) async fn http_handshake<S>(io: S) -> Result<Conn, NetFailure>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, connection) = http1::Builder::new()
+        .max_headers(MAX_WIRE_HEADERS)
+        .max_buf_size(MAX_RESPONSE_HEAD_BYTES)
+        .handshake(TokioIo::new(io))
+        .await
+        .map_err(|_| NetFailure::Protocol)?;
+    let task = AbortOnDrop(tokio::spawn(async move {
+        // Its errors surface through the response future.
+        let _ = connection.await;
+    }));
+    Ok(Conn {
+        sender,
+        _task: task,
+    })
 }
 
 /// The idle connections of one worker-net, bounded per origin and in all.

@@ -35,11 +35,9 @@ use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeResponse, NetFailure, NetInit, NetProxy, Profile};
 use tokio::net::TcpStream;
 
-use super::{
-    AbortOnDrop, NetContext, Target, TargetHost, http_handshake, judge_one, refused, server_name,
-};
+use super::{NetContext, Target, TargetHost, judge_one, refused, server_name};
 use crate::connector::connect_judged;
-use crate::pool::Conn;
+use crate::pool::{AbortOnDrop, Conn, http_handshake};
 use crate::resolve::static_answer;
 
 /// Header fields a CONNECT answer may have at all.

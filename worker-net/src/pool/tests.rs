@@ -6,7 +6,6 @@ use std::net::SocketAddr;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::*;
-use crate::exchange::http_handshake;
 
 /// A listener that accepts and holds every connection open.
 async fn holding_listener() -> SocketAddr {
