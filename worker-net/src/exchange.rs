@@ -60,7 +60,7 @@ use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
 use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body_to_end};
-use crate::connector::connect_judged;
+use crate::connector::{QuickAck, connect_judged};
 use crate::pool::{Conn, OriginKey, Pool, http_handshake};
 #[cfg(test)]
 use crate::pool::{MAX_RESPONSE_HEAD_BYTES, MAX_WIRE_HEADERS};
@@ -391,7 +391,7 @@ async fn connect_direct(
             let server_name = server_name.clone();
             async move {
                 connector
-                    .connect(server_name, tcp)
+                    .connect(server_name, QuickAck::new(tcp))
                     .await
                     .map_err(|_| NetFailure::Tls)
             }
@@ -399,7 +399,7 @@ async fn connect_direct(
         let tls = connect_judged(&candidates, per_address, judge, handshake).await?;
         http_handshake(tls).await
     } else {
-        let plain = |tcp| std::future::ready(Ok(tcp));
+        let plain = |tcp| std::future::ready(Ok(QuickAck::new(tcp)));
         let tcp = connect_judged(&candidates, per_address, judge, plain).await?;
         http_handshake(tcp).await
     }

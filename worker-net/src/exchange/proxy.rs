@@ -33,10 +33,9 @@ use rypsok_egress::{
 };
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeResponse, NetFailure, NetInit, NetProxy, Profile};
-use tokio::net::TcpStream;
 
 use super::{NetContext, Target, TargetHost, judge_one, refused, server_name};
-use crate::connector::connect_judged;
+use crate::connector::{QuickAck, connect_judged};
 use crate::pool::{AbortOnDrop, Conn, http_handshake};
 use crate::resolve::static_answer;
 
@@ -74,7 +73,7 @@ pub(crate) async fn connect_via(
             let authorization = authorization.clone();
             let authority = authority.clone();
             async move {
-                let tunnel = open_tunnel(tcp, &authority, authorization).await?;
+                let tunnel = open_tunnel(QuickAck::new(tcp), &authority, authorization).await?;
                 connector
                     .connect(server_name, tunnel)
                     .await
@@ -86,7 +85,7 @@ pub(crate) async fn connect_via(
             .map_err(unreachable)?;
         http_handshake(tls).await
     } else {
-        let plain = |tcp| std::future::ready(Ok(tcp));
+        let plain = |tcp| std::future::ready(Ok(QuickAck::new(tcp)));
         let tcp = connect_judged(&candidates, per_address, judge, plain)
             .await
             .map_err(unreachable)?;
@@ -213,7 +212,7 @@ async fn proxy_addresses(
 
 /// Asks the proxy for a tunnel to `authority` and hands back the tunnel.
 async fn open_tunnel(
-    tcp: TcpStream,
+    tcp: QuickAck,
     authority: &str,
     authorization: Option<HeaderValue>,
 ) -> Result<TokioIo<hyper::upgrade::Upgraded>, NetFailure> {
