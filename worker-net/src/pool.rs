@@ -76,6 +76,9 @@ struct Idle {
 struct Inner {
     idle: HashMap<OriginKey, Vec<Idle>>,
     total: usize,
+    /// Whether a task is running that closes connections past their idle
+    /// time (one per pool, and only while the pool holds any).
+    sweeping: bool,
 }
 
 impl Inner {
@@ -222,18 +225,30 @@ impl Pool {
             since: Instant::now(),
         });
         inner.total += 1;
-        drop(inner);
-        // Closes it once its idle time is over, even if no exchange comes
-        // to prune the pool.
+        if !inner.sweeping {
+            inner.sweeping = true;
+            self.sweep();
+        }
+    }
+
+    /// Closes idle connections once their idle time is over, even when no
+    /// exchange comes to prune the pool: every quarter of the idle time, so
+    /// a connection outlives it by a quarter at most. The task ends when
+    /// the pool is empty (the next kept connection starts another) or gone.
+    fn sweep(&self) {
         let weak = Arc::downgrade(&self.inner);
         let timeout = self.timeout;
+        let period = (timeout / 4).max(Duration::from_secs(1));
         tokio::spawn(async move {
-            tokio::time::sleep(timeout).await;
-            if let Some(inner) = weak.upgrade() {
-                inner
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .prune(timeout);
+            loop {
+                tokio::time::sleep(period).await;
+                let Some(inner) = weak.upgrade() else { return };
+                let mut inner = inner.lock().unwrap_or_else(PoisonError::into_inner);
+                inner.prune(timeout);
+                if inner.total == 0 {
+                    inner.sweeping = false;
+                    return;
+                }
             }
         });
     }

@@ -140,3 +140,30 @@ async fn a_connection_its_peer_closed_is_not_handed_out() {
     pool.put(key(Profile::Engine), closed);
     assert!(pool.take(&key(Profile::Engine)).is_none());
 }
+
+// Verifies: REQ-CFG-005 (pool_idle_secs: an idle connection is closed once its time is over)
+#[tokio::test(start_paused = true)]
+async fn closes_a_connection_idle_past_its_time() {
+    let addr = holding_listener().await;
+    let pool = Pool::new(NetPool {
+        idle_secs: 8,
+        ..NetPool::default()
+    });
+    pool.put(key(Profile::Engine), conn(addr).await);
+    // Lets the sweep start its clock.
+    tokio::task::yield_now().await;
+    tokio::time::advance(Duration::from_secs(7)).await;
+    assert_eq!(pool.idle(), 1, "still within its idle time");
+    // The sweep runs every quarter of the idle time.
+    tokio::time::advance(Duration::from_secs(3)).await;
+    tokio::task::yield_now().await;
+    assert_eq!(pool.idle(), 0, "closed without an exchange to prune it");
+    assert!(pool.take(&key(Profile::Engine)).is_none());
+    // The sweep ended with the pool empty; the next kept connection
+    // starts another.
+    pool.put(key(Profile::Engine), conn(addr).await);
+    tokio::task::yield_now().await;
+    tokio::time::advance(Duration::from_secs(11)).await;
+    tokio::task::yield_now().await;
+    assert_eq!(pool.idle(), 0);
+}
