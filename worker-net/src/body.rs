@@ -37,7 +37,7 @@ use rypsok_proto::NetFailure;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::io::StreamReader;
 
-/// The `Accept-Encoding` worker-net sends: the codings [`read_body`]
+/// The `Accept-Encoding` worker-net sends: the codings [`read_body_to_end`]
 /// decodes, and no other.
 pub(crate) const ACCEPT_ENCODING: &str = "gzip, deflate, br, zstd";
 

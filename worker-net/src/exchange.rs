@@ -537,7 +537,7 @@ pub(crate) fn refused(refusal: Refusal) -> NetFailure {
 
 /// The GET: Host, the supervisor's headers (less the reserved ones, and
 /// under [`Profile::Agent`] only [`AGENT_REQUEST_HEADERS`]),
-/// `Accept-Encoding` with the codings [`read_body`] decodes, nothing else.
+/// `Accept-Encoding` with the codings [`read_body_to_end`] decodes, nothing else.
 fn build_request(
     target: &Target,
     headers: &[Header],

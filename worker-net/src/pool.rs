@@ -12,7 +12,7 @@
 //! agent's fetch of the same host, and one opened through the proxy never
 //! serves a direct exchange. Only a connection whose response was read to
 //! its end and that the server keeps alive comes back here
-//! ([`crate::exchange`] decides); one that saw an error, a body cut at its
+//! ([`mod@crate::exchange`] decides); one that saw an error, a body cut at its
 //! bound or left unread, or `Connection: close` is dropped, which aborts
 //! its task and closes its socket.
 //!
