@@ -174,7 +174,7 @@ fn assert_ok(answer: &Value) {
     assert_eq!(answer["outcome"], json!("ok"), "{answer}");
 }
 
-// Verifies: REQ-ENG-005 (engine connections are kept between searches)
+// Verifies: REQ-PERF-004 (engine connections are kept between searches)
 #[test]
 fn six_searches_against_one_engine_use_one_connection() {
     let (site, mut server) = engine("");
@@ -215,7 +215,7 @@ fn a_connection_cut_at_the_byte_bound_is_not_reused() {
     assert_eq!(site.connections(), 2, "the cut connection was not reused");
 }
 
-// Verifies: REQ-SEC-014 (worker-net's connections go with it; the next search after a kill works)
+// Verifies: REQ-SEC-014, REQ-RES-009 (worker-net's connections go with it; the next search after a kill works)
 #[test]
 fn after_a_worker_net_kill_the_next_search_works_on_a_new_connection() {
     let (site, mut server) = engine("");
@@ -239,7 +239,7 @@ fn after_a_worker_net_kill_the_next_search_works_on_a_new_connection() {
     assert_eq!(site.connections(), 2);
 }
 
-// Verifies: REQ-FETCH-002, REQ-CMP-005 (three fetches of one page: one connection, one robots.txt request)
+// Verifies: REQ-PERF-004, REQ-CMP-005 (three fetches of one page: one connection, one robots.txt request)
 #[test]
 fn three_fetches_of_one_page_use_one_connection_and_one_robots_request() {
     let site = KeptSite::start();
@@ -335,7 +335,7 @@ fn start_tls_engine(body: Vec<u8>, resumed: Arc<Mutex<Vec<bool>>>) -> u16 {
     port
 }
 
-// Verifies: REQ-SEC-007 (a new TLS connection to an engine seen before resumes its session; the certificate is still verified by name)
+// Verifies: REQ-PERF-004, REQ-SEC-007 (a new TLS connection to an engine seen before resumes its session; the certificate is still verified by name)
 #[test]
 fn a_new_tls_connection_to_the_same_engine_resumes_its_session() {
     let body = std::fs::read(workspace_file(
