@@ -1197,3 +1197,28 @@ async fn a_kept_connection_closed_by_the_server_gives_way_to_a_new_one() {
     })
     .await;
 }
+
+// Verifies: REQ-SEC-010 (a redirect's connection is kept only when it has no body left unread)
+#[tokio::test]
+async fn a_redirect_keeps_its_connection_only_without_an_unread_body() {
+    bounded(async {
+        for (body, connections) in [("", 1), ("moved elsewhere", 2)] {
+            let server = TestServer::start(kept(
+                "301 Moved Permanently",
+                "Location: https://example.org/next\r\n",
+                body.as_bytes(),
+            ))
+            .await;
+            let ctx = context(&[ALLOW_LOOPBACK], &[]);
+            let url = format!("http://127.0.0.1:{}/old", server.port());
+            for _ in 0..2 {
+                let resp = exchange(&ctx, request(url.clone(), Profile::Engine))
+                    .await
+                    .unwrap();
+                assert_eq!(resp.status, 301);
+            }
+            assert_eq!(server.connections(), connections, "body {body:?}");
+        }
+    })
+    .await;
+}
