@@ -48,7 +48,7 @@ pub use message::{
     NetResponse, PageParse, ParseRequest, ParseResponse, Profile, SeccompLevel, ToWorker,
     Unreadable, WorkerHello, WorkerKind,
 };
-pub use message::{NetProxy, ProxyAuthorization};
+pub use message::{NetPool, NetProxy, ProxyAuthorization};
 // The robots.txt rules are a parse answer's payload: named here with the
 // other messages, defined with their matcher.
 pub use rypsok_egress::robots::{RobotsRule, RobotsRules};

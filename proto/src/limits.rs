@@ -128,6 +128,21 @@ pub const CACHE_ENTRIES: u32 = 1000;
 /// LIM-K4: one cache entry, in bytes of memory it holds (not configurable).
 pub const CACHE_ENTRY_MAX_BYTES: usize = 64 * 1024;
 
+/// `[limits] pool_idle_per_origin`: idle connections worker-net keeps per
+/// origin and profile (0: none, every exchange opens its own).
+pub const POOL_IDLE_PER_ORIGIN: u32 = 4;
+/// `[limits] pool_idle_total`: idle connections worker-net keeps in all.
+pub const POOL_IDLE_TOTAL: u32 = 64;
+/// `[limits] pool_idle_secs`: how long an idle connection is kept.
+pub const POOL_IDLE_SECS: u32 = 90;
+/// TLS sessions worker-net keeps for resumption (one per server name at
+/// most, least recently used forgotten first).
+pub const TLS_SESSION_SERVERS: usize = 256;
+/// DNS answers worker-net's resolver keeps, each for its TTL at most.
+pub const DNS_CACHE_ANSWERS: u64 = 1024;
+/// The longest a DNS answer is kept, whatever its TTL says.
+pub const DNS_CACHE_MAX_TTL_S: u64 = 300;
+
 /// LIM-W1: one message between processes (a postcard frame).
 pub const FRAME_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// LIM-W2: worker-net address-space limit.

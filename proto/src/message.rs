@@ -68,6 +68,33 @@ pub struct NetInit {
     /// `[egress] ca_file`: extra trust anchors (DER), added to the
     /// built-in roots.
     pub extra_roots: Vec<serde_bytes::ByteBuf>,
+    /// `[limits] pool_idle_*`: the idle connections worker-net keeps.
+    pub pool: NetPool,
+}
+
+/// How many idle HTTP connections worker-net keeps for reuse, and for how
+/// long (`[limits] pool_idle_per_origin`, `pool_idle_total`,
+/// `pool_idle_secs`). A connection is only reused for the origin (scheme,
+/// host, port) and the [`Profile`] it was opened and judged for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetPool {
+    /// Idle connections kept per origin and profile; 0 keeps none (every
+    /// exchange opens its own connection).
+    pub idle_per_origin: u32,
+    /// Idle connections kept in all.
+    pub idle_total: u32,
+    /// Seconds an idle connection is kept before it is closed.
+    pub idle_secs: u32,
+}
+
+impl Default for NetPool {
+    fn default() -> Self {
+        Self {
+            idle_per_origin: crate::limits::POOL_IDLE_PER_ORIGIN,
+            idle_total: crate::limits::POOL_IDLE_TOTAL,
+            idle_secs: crate::limits::POOL_IDLE_SECS,
+        }
+    }
 }
 
 /// The configured forward proxy (`[egress] proxy`, design §8,
@@ -287,7 +314,7 @@ pub struct Header {
 }
 
 /// Which egress profile an exchange runs under (design §8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Profile {
     /// A request to a configured engine endpoint: the URL came from the
     /// operator's configuration, so plain http is allowed when the operator

@@ -47,6 +47,7 @@ pub(crate) fn worker_specs(config: &Config) -> (WorkerSpec, WorkerSpec) {
             agent_http: config.egress.allow_http,
             proxy: config.egress.proxy.as_ref().map(crate::network::net_proxy),
             extra_roots: crate::network::extra_roots(config),
+            pool: config.limits.pool,
         }),
         sandbox,
         probes,

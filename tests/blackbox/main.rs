@@ -32,6 +32,10 @@
 //!   licence, and every path the Markdown files link to or name.
 //! - `protocol`: the golden `tools/list`, both protocol eras, argument
 //!   validation that never echoes input, end of input.
+//! - `pool`: kept connections: six searches on one connection (six with
+//!   reuse off), three fetches of a page on one connection with one
+//!   robots.txt request, a body cut at its bound never reused, a new
+//!   connection after worker-net is killed.
 //! - `proxy`: `[egress] proxy`: a loopback forward proxy that alone reaches
 //!   the engine, environment proxies that see nothing, a 407, and
 //!   `all_failed` naming each engine's failure cause.
@@ -66,6 +70,7 @@ mod engines;
 mod fetch;
 mod http;
 mod packaging;
+mod pool;
 mod protocol;
 mod proxy;
 mod sandbox;

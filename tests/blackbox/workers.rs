@@ -12,7 +12,7 @@ use crate::support::{
     FakeHttp, Reply, Server, is_alive, structured, wikipedia_config, workspace_file,
 };
 
-fn pid_of(workers: &[(String, u32)], kind: &str) -> u32 {
+pub(crate) fn pid_of(workers: &[(String, u32)], kind: &str) -> u32 {
     workers
         .iter()
         .find(|(k, _)| k == kind)
@@ -20,7 +20,7 @@ fn pid_of(workers: &[(String, u32)], kind: &str) -> u32 {
         .unwrap_or_else(|| panic!("no {kind} in {workers:?}"))
 }
 
-fn signal(pid: u32, sig: Signal) {
+pub(crate) fn signal(pid: u32, sig: Signal) {
     kill(Pid::from_raw(i32::try_from(pid).expect("pid")), sig)
         .expect("signal a process this test started");
 }

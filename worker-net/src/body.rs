@@ -20,6 +20,9 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
 
 use async_compression::tokio::bufread::{
     BrotliDecoder, DeflateDecoder, GzipDecoder, ZlibDecoder, ZstdDecoder,
@@ -34,7 +37,7 @@ use rypsok_proto::NetFailure;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::io::StreamReader;
 
-/// The `Accept-Encoding` worker-net sends: the codings [`read_body`]
+/// The `Accept-Encoding` worker-net sends: the codings [`read_body_to_end`]
 /// decodes, and no other.
 pub(crate) const ACCEPT_ENCODING: &str = "gzip, deflate, br, zstd";
 
@@ -128,16 +131,35 @@ fn failure_of(err: &io::Error) -> NetFailure {
     }
 }
 
-/// Reads `body`, decoded from `coding`, refusing it once it exceeds
-/// `max_body_bytes` decoded or [`wire_limit`] on the wire. `declared` is the
-/// `Content-Length`, if any: a declared length over the bound is refused
-/// before a byte is read.
+/// Reads `body` as [`read_body_to_end`] does, without saying whether the
+/// wire stream ended.
+#[cfg(test)]
 pub(crate) async fn read_body<B>(
     body: B,
     coding: Coding,
     declared: Option<u64>,
     max_body_bytes: u64,
 ) -> Result<Vec<u8>, NetFailure>
+where
+    B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
+{
+    read_body_to_end(body, coding, declared, max_body_bytes)
+        .await
+        .map(|(bytes, _)| bytes)
+}
+
+/// Reads `body`, decoded from `coding`, refusing it once it exceeds
+/// `max_body_bytes` decoded or [`wire_limit`] on the wire. `declared` is the
+/// `Content-Length`, if any: a declared length over the bound is refused
+/// before a byte is read. With the body comes whether its wire stream was
+/// read to its end (a decoder may stop before trailing bytes): only then
+/// may its connection carry another request.
+pub(crate) async fn read_body_to_end<B>(
+    body: B,
+    coding: Coding,
+    declared: Option<u64>,
+    max_body_bytes: u64,
+) -> Result<(Vec<u8>, bool), NetFailure>
 where
     B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
 {
@@ -158,6 +180,13 @@ where
         }
         Ok(chunk)
     });
+    // Set when the stream of data frames has ended.
+    let ended = Arc::new(AtomicBool::new(false));
+    let mark = Arc::clone(&ended);
+    let frames = frames.chain(futures_util::stream::poll_fn(move |_| {
+        mark.store(true, Ordering::Release);
+        Poll::Ready(None)
+    }));
     let mut wire = StreamReader::new(frames);
     // The first two bytes tell zlib from raw deflate; they are read here,
     // across chunks however small, and put back in front of the stream.
@@ -176,7 +205,7 @@ where
     // An empty body (a 204, a 304, a redirect) has nothing to decode,
     // whatever its headers say.
     if got == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), ended.load(Ordering::Acquire)));
     }
     let zlib = looks_like_zlib(&head[..got]);
     let wire = io::Cursor::new(head[..got].to_vec()).chain(wire);
@@ -195,7 +224,8 @@ where
         Coding::Identity => declared.unwrap_or(0),
         _ => INITIAL_CAPACITY_MAX,
     };
-    read_bounded(decoded, initial, max_body_bytes).await
+    let bytes = read_bounded(decoded, initial, max_body_bytes).await?;
+    Ok((bytes, ended.load(Ordering::Acquire)))
 }
 
 /// Reads `reader` to its end in pieces of [`READ_PIECE_BYTES`], failing as

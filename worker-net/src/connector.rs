@@ -11,10 +11,14 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rypsok_egress::{AddressVerdict, Refusal, canonical};
 use rypsok_proto::NetFailure;
+use socket2::SockRef;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 /// Connects to the first of `candidates` that accepts and completes
@@ -90,6 +94,70 @@ pub(crate) fn verify_peer(
         return Err(NetFailure::Refused(refusal));
     }
     Ok(())
+}
+
+/// A connected TCP stream that acknowledges what it reads at once.
+///
+/// A kept connection carries one request after another, and Linux then
+/// delays each acknowledgement (by up to 40 ms) hoping to send it with
+/// data. A server that writes a response head and its body in two writes
+/// without `TCP_NODELAY` holds the body back until the head is
+/// acknowledged (Nagle), so every answer on a kept connection would wait
+/// for the delayed acknowledgement. Setting `TCP_QUICKACK` after each read
+/// sends the pending acknowledgement at once; on a new connection the
+/// kernel does so by itself.
+pub(crate) struct QuickAck(TcpStream);
+
+impl QuickAck {
+    pub(crate) fn new(stream: TcpStream) -> Self {
+        Self(stream)
+    }
+}
+
+impl AsyncRead for QuickAck {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.0).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            // Only a latency hint: a failure changes nothing else.
+            let _ = SockRef::from(&self.0).set_tcp_quickack(true);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for QuickAck {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,12 @@
 //!
 //! all under the request's deadline ([`NetFailure::Timeout`]).
 //!
+//! Steps 2 and 3 are skipped when a connection kept from an earlier
+//! exchange with the same origin and profile is still open
+//! ([`crate::pool`]): it was judged for exactly that when it was opened. A
+//! connection goes back to the pool only when its response was read to its
+//! end and the server keeps it alive.
+//!
 //! No environment proxy is ever used: nothing here reads the environment,
 //! and the HTTP layer is hyper's bare connection API over a socket this
 //! module opened. The operator's `[egress] proxy` takes steps 2 and 3's
@@ -40,37 +46,30 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HOST, HeaderName, HeaderValue,
+    ACCEPT_ENCODING, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, HOST, HeaderName, HeaderValue,
 };
 use http_body_util::Empty;
-use hyper::client::conn::http1;
-use hyper_util::rt::TokioIo;
+use hyper::body::Body as _;
 use rustls::pki_types::{CertificateDer, ServerName};
 use rypsok_egress::{AddressVerdict, EgressPolicy, EndpointHost, Refusal, parse_host_name};
-use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
+use rypsok_proto::limits::{CONNECT_TIMEOUT_MS, TLS_SESSION_SERVERS};
 use rypsok_proto::{
-    ExchangeRequest, ExchangeResponse, Header, NetFailure, NetInit, NetProxy, Profile,
+    ExchangeRequest, ExchangeResponse, Header, NetFailure, NetInit, NetPool, NetProxy, Profile,
 };
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
-use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body};
-use crate::connector::connect_judged;
+use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body_to_end};
+use crate::connector::{QuickAck, connect_judged};
+use crate::pool::{Conn, OriginKey, Pool, http_handshake};
+#[cfg(test)]
+use crate::pool::{MAX_RESPONSE_HEAD_BYTES, MAX_WIRE_HEADERS};
 use crate::resolve::NameResolver;
 
 /// Response headers kept, at most.
 const MAX_RESPONSE_HEADERS: usize = 64;
 /// Longest response header value kept, in bytes.
 const MAX_HEADER_VALUE_BYTES: usize = 4096;
-/// Header fields a response head may have at all; more is
-/// [`NetFailure::Protocol`].
-const MAX_WIRE_HEADERS: usize = 100;
-/// The HTTP layer's read buffer, which bounds the response head: a head
-/// still incomplete once this much is buffered is [`NetFailure::Protocol`]
-/// (hyper checks between reads, so a head that arrives whole in the last
-/// read may be up to twice this).
-const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
 /// Request headers worker-net sets itself or that make no sense on a
 /// bodiless GET: a caller's copy is dropped, never sent twice.
 const RESERVED_REQUEST_HEADERS: [&str; 10] = [
@@ -105,6 +104,8 @@ pub(crate) struct NetContext {
     pub(crate) tls: Option<TlsConnector>,
     /// `[egress] proxy`, if any (design §8, REQ-RES-008).
     proxy: Option<NetProxy>,
+    /// The idle connections kept for reuse ([`crate::pool`]).
+    pub(crate) pool: Pool,
 }
 
 impl std::fmt::Debug for NetContext {
@@ -115,6 +116,7 @@ impl std::fmt::Debug for NetContext {
             .field("resolver", &self.resolver)
             .field("tls", &self.tls.is_some())
             .field("proxy", &self.proxy.is_some())
+            .field("pool", &self.pool)
             .finish()
     }
 }
@@ -126,6 +128,7 @@ impl NetContext {
     pub(crate) fn new(init: NetInit) -> NetContext {
         NetContext::with_resolver(init.egress, init.agent_http, NameResolver::from_system())
             .with_network(init.proxy, &init.extra_roots)
+            .with_pool(init.pool)
     }
 
     pub(crate) fn with_resolver(
@@ -139,7 +142,14 @@ impl NetContext {
             resolver,
             tls: tls_connector::<Vec<u8>>(&[]),
             proxy: None,
+            pool: Pool::new(NetPool::default()),
         }
+    }
+
+    /// The bounds of the kept connections (`[limits] pool_idle_*`).
+    pub(crate) fn with_pool(mut self, limits: NetPool) -> NetContext {
+        self.pool = Pool::new(limits);
+        self
     }
 
     /// The operator's proxy and extra trust anchors (`[egress] proxy`,
@@ -206,6 +216,12 @@ fn tls_config<R: AsRef<[u8]>>(extra_roots: &[R]) -> Option<rustls::ClientConfig>
         .with_no_client_auth();
     // We speak HTTP/1.1 only; saying so keeps a server from choosing h2.
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // One configuration serves every connection of this worker, so a new
+    // connection to a server seen before resumes its TLS session (one
+    // round trip less) from this bounded store.
+    config.resumption = rustls::client::Resumption::store(Arc::new(
+        rustls::client::ClientSessionMemoryCache::new(TLS_SESSION_SERVERS),
+    ));
     Some(config)
 }
 
@@ -258,29 +274,116 @@ pub(crate) enum TargetHost {
     Addr(IpAddr),
 }
 
+impl TargetHost {
+    /// The host as a pool key names it.
+    fn key(&self) -> String {
+        match self {
+            TargetHost::Name(name) => name.clone(),
+            TargetHost::Addr(addr) => addr.to_string(),
+        }
+    }
+}
+
 async fn exchange_within_deadline(
     ctx: &NetContext,
     req: &ExchangeRequest,
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
-    let request = build_request(&target, &req.headers, req.profile)?;
-    if let Some(proxy) = ctx.proxy_for(req.profile) {
-        return proxy::exchange_via(ctx, proxy, &target, request, req.max_body_bytes).await;
-    }
-    let candidates = judged_candidates(ctx, &target, req.profile).await?;
-    let judge = |peer: SocketAddr| {
-        judge_one(
-            &ctx.egress,
-            &target.host,
-            req.profile,
-            peer.ip(),
-            peer.port(),
-        )
+    let proxy = ctx.proxy_for(req.profile);
+    let key = OriginKey {
+        tls: target.tls,
+        host: target.host.key(),
+        port: target.port,
+        profile: req.profile,
+        via_proxy: proxy.is_some(),
     };
+    // A kept connection first: the peer it reaches was judged when it was
+    // opened, for this very key. If the server closed it meanwhile, the
+    // request never left and a new connection takes it.
+    if let Some(conn) = ctx.pool.take(&key)
+        && let Some(conn) = ready(conn).await
+    {
+        let request = request_for(proxy, &target, req)?;
+        match send_get(conn, request, req.max_body_bytes).await {
+            Sent::Answered { response, reusable } => {
+                return finish(ctx, key, proxy, &target, response, reusable);
+            }
+            Sent::Unsent => tracing::debug!(
+                event = "kept_connection_closed",
+                "a kept connection was closed by its peer; opening a new one"
+            ),
+        }
+    }
+    let conn = match proxy {
+        Some(proxy) => proxy::connect_via(ctx, proxy, &target).await?,
+        None => connect_direct(ctx, &target, req.profile).await?,
+    };
+    let request = request_for(proxy, &target, req)?;
+    match send_get(conn, request, req.max_body_bytes).await {
+        Sent::Answered { response, reusable } => {
+            finish(ctx, key, proxy, &target, response, reusable)
+        }
+        Sent::Unsent => Err(NetFailure::Protocol),
+    }
+}
+
+/// The GET for `target`, in the form its way there needs.
+fn request_for(
+    proxy: Option<&NetProxy>,
+    target: &Target,
+    req: &ExchangeRequest,
+) -> Result<http::Request<Empty<Bytes>>, NetFailure> {
+    let request = build_request(target, &req.headers, req.profile)?;
+    match proxy {
+        Some(proxy) if !target.tls => proxy::plain_request(proxy, target, request),
+        _ => Ok(request),
+    }
+}
+
+/// Keeps a connection that may carry another request, and reads the
+/// proxy's own refusal out of a plain-http answer.
+fn finish(
+    ctx: &NetContext,
+    key: OriginKey,
+    proxy: Option<&NetProxy>,
+    target: &Target,
+    response: Result<ExchangeResponse, NetFailure>,
+    reusable: Option<Conn>,
+) -> Result<ExchangeResponse, NetFailure> {
+    let response = match proxy {
+        Some(_) if !target.tls => response.and_then(proxy::plain_answer),
+        _ => response,
+    };
+    if let (Ok(_), Some(conn)) = (&response, reusable) {
+        ctx.pool.put(key, conn);
+    }
+    response
+}
+
+/// A kept connection once it can take a request, or `None` when it closed
+/// or does not become ready within LIM-F6.
+async fn ready(mut conn: Conn) -> Option<Conn> {
+    let wait = Duration::from_millis(CONNECT_TIMEOUT_MS);
+    match tokio::time::timeout(wait, conn.sender.ready()).await {
+        Ok(Ok(())) => Some(conn),
+        _ => None,
+    }
+}
+
+/// A new connection straight to the target: its addresses judged, the
+/// connected peer judged again, TLS completed for https.
+async fn connect_direct(
+    ctx: &NetContext,
+    target: &Target,
+    profile: Profile,
+) -> Result<Conn, NetFailure> {
+    let candidates = judged_candidates(ctx, target, profile).await?;
+    let judge =
+        |peer: SocketAddr| judge_one(&ctx.egress, &target.host, profile, peer.ip(), peer.port());
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
     if target.tls {
         let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
-        let server_name = server_name(&target)?;
+        let server_name = server_name(target)?;
         // LIM-F6 covers the handshake too: a peer that accepts TCP but
         // never finishes TLS has not accepted a connection in time, and the
         // next address is tried.
@@ -288,17 +391,17 @@ async fn exchange_within_deadline(
             let server_name = server_name.clone();
             async move {
                 connector
-                    .connect(server_name, tcp)
+                    .connect(server_name, QuickAck::new(tcp))
                     .await
                     .map_err(|_| NetFailure::Tls)
             }
         };
         let tls = connect_judged(&candidates, per_address, judge, handshake).await?;
-        send_get(tls, request, req.max_body_bytes).await
+        http_handshake(tls).await
     } else {
-        let plain = |tcp| std::future::ready(Ok(tcp));
+        let plain = |tcp| std::future::ready(Ok(QuickAck::new(tcp)));
         let tcp = connect_judged(&candidates, per_address, judge, plain).await?;
-        send_get(tcp, request, req.max_body_bytes).await
+        http_handshake(tcp).await
     }
 }
 
@@ -434,7 +537,7 @@ pub(crate) fn refused(refusal: Refusal) -> NetFailure {
 
 /// The GET: Host, the supervisor's headers (less the reserved ones, and
 /// under [`Profile::Agent`] only [`AGENT_REQUEST_HEADERS`]),
-/// `Accept-Encoding` with the codings [`read_body`] decodes, nothing else.
+/// `Accept-Encoding` with the codings [`read_body_to_end`] decodes, nothing else.
 fn build_request(
     target: &Target,
     headers: &[Header],
@@ -467,63 +570,84 @@ fn build_request(
         .map_err(|_| NetFailure::InvalidUrl)
 }
 
-/// Aborts the HTTP connection task when the exchange ends for any reason
-/// (answer, bound, deadline, cancellation), so no socket outlives its call.
-pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+/// What became of a request sent on a connection.
+pub(crate) enum Sent {
+    /// It failed before any response came: on a kept connection, the
+    /// peer had closed it.
+    Unsent,
+    /// A response (or its failure), and the connection when it may carry
+    /// another request: the response was read to its end and the server
+    /// keeps the connection alive.
+    Answered {
+        response: Result<ExchangeResponse, NetFailure>,
+        reusable: Option<Conn>,
+    },
 }
 
-/// Sends the request on `io` and reads the response within `max_body_bytes`.
-pub(crate) async fn send_get<S>(
-    io: S,
+/// Sends the request on `conn` and reads the response within
+/// `max_body_bytes`.
+pub(crate) async fn send_get(
+    mut conn: Conn,
     request: http::Request<Empty<Bytes>>,
     max_body_bytes: u64,
-) -> Result<ExchangeResponse, NetFailure>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = http1::Builder::new()
-        .max_headers(MAX_WIRE_HEADERS)
-        .max_buf_size(MAX_RESPONSE_HEAD_BYTES)
-        .handshake(TokioIo::new(io))
-        .await
-        .map_err(|_| NetFailure::Protocol)?;
-    let _connection = AbortOnDrop(tokio::spawn(async move {
-        // Its errors surface through the response future.
-        let _ = connection.await;
-    }));
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|_| NetFailure::Protocol)?;
+) -> Sent {
+    let Ok(response) = conn.sender.send_request(request).await else {
+        return Sent::Unsent;
+    };
+    let keep_alive = keeps_alive(&response);
     let status = response.status().as_u16();
     // A redirect is never followed here: what matters is its status and
     // Location, which neither an oversized nor an undecodable body may
-    // hide. Its body is not read.
+    // hide. Its body is not read (so its connection is kept only when
+    // there is none).
     if response.status().is_redirection() {
-        return Ok(ExchangeResponse {
-            status,
-            headers: keep_headers(response.headers(), true),
-            body: Vec::new(),
-        });
+        let ended = response.body().is_end_stream();
+        return Sent::Answered {
+            response: Ok(ExchangeResponse {
+                status,
+                headers: keep_headers(response.headers(), true),
+                body: Vec::new(),
+            }),
+            reusable: (keep_alive && ended).then_some(conn),
+        };
     }
-    let coding = content_coding(response.headers())?;
+    let answered = |response| Sent::Answered {
+        response,
+        reusable: None,
+    };
+    let coding = match content_coding(response.headers()) {
+        Ok(coding) => coding,
+        Err(failure) => return answered(Err(failure)),
+    };
     let headers = keep_headers(response.headers(), coding != Coding::Identity);
     let declared = response
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let body = read_body(response.into_body(), coding, declared, max_body_bytes).await?;
-    Ok(ExchangeResponse {
-        status,
-        headers,
-        body,
-    })
+    match read_body_to_end(response.into_body(), coding, declared, max_body_bytes).await {
+        Ok((body, ended)) => Sent::Answered {
+            response: Ok(ExchangeResponse {
+                status,
+                headers,
+                body,
+            }),
+            reusable: (keep_alive && ended).then_some(conn),
+        },
+        Err(failure) => answered(Err(failure)),
+    }
+}
+
+/// Whether the server keeps the connection open after this response:
+/// HTTP/1.1 without `Connection: close` (an HTTP/1.0 answer is never kept).
+fn keeps_alive<B>(response: &http::Response<B>) -> bool {
+    response.version() == http::Version::HTTP_11
+        && !response.headers().get_all(CONNECTION).iter().any(|value| {
+            value.to_str().map_or(true, |text| {
+                text.split(',')
+                    .any(|token| token.trim().eq_ignore_ascii_case("close"))
+            })
+        })
 }
 
 /// At most [`MAX_RESPONSE_HEADERS`] headers, names lower-case, values kept

@@ -11,6 +11,7 @@
 //! answers; the egress policy judges every answer in the exchange.
 
 use std::net::IpAddr;
+use std::time::Duration;
 
 use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{LookupIpStrategy, ResolveHosts, ResolverConfig};
@@ -18,6 +19,7 @@ use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::proto::rr::Name;
 use rypsok_egress::EgressPolicy;
 use rypsok_proto::NetFailure;
+use rypsok_proto::limits::{DNS_CACHE_ANSWERS, DNS_CACHE_MAX_TTL_S};
 
 /// Resolves host names; `None` inside when the system configuration could
 /// not be read, in which case every lookup fails with
@@ -60,6 +62,12 @@ impl NameResolver {
         // IPv4 answers first: hosts without IPv6 routes (most containers)
         // reach the first candidate instead of failing over from it.
         opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+        // Answers are kept within their TTL, a bounded number of them and
+        // for a bounded time: a search after a search asks no name server.
+        // Every address is still judged when it is connected to.
+        opts.cache_size = DNS_CACHE_ANSWERS;
+        opts.positive_max_ttl = Some(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
+        opts.negative_max_ttl = Some(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
         match builder.build() {
             Ok(resolver) => Self {
                 inner: Some(resolver),

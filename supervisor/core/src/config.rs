@@ -222,6 +222,10 @@ pub struct LimitsConfig {
     pub http_request_body_bytes: usize,
     /// LIM-H6: open HTTP sessions of the handshake-based revisions.
     pub http_sessions: usize,
+    /// worker-net's idle connections: per origin and profile, in all, and
+    /// how long each is kept (`pool_idle_per_origin`, `pool_idle_total`,
+    /// `pool_idle_secs`).
+    pub pool: rypsok_proto::NetPool,
 }
 
 /// `[http]`.

@@ -64,6 +64,7 @@ fn spec(exe: PathBuf) -> WorkerSpec {
             agent_http: false,
             proxy: None,
             extra_roots: Vec::new(),
+            pool: rypsok_proto::NetPool::default(),
         }),
         // The defaults of `[sandbox]`.
         probes: false,

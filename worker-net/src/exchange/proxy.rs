@@ -33,12 +33,10 @@ use rypsok_egress::{
 };
 use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeResponse, NetFailure, NetInit, NetProxy, Profile};
-use tokio::net::TcpStream;
 
-use super::{
-    AbortOnDrop, NetContext, Target, TargetHost, judge_one, refused, send_get, server_name,
-};
-use crate::connector::connect_judged;
+use super::{NetContext, Target, TargetHost, judge_one, refused, server_name};
+use crate::connector::{QuickAck, connect_judged};
+use crate::pool::{AbortOnDrop, Conn, http_handshake};
 use crate::resolve::static_answer;
 
 /// Header fields a CONNECT answer may have at all.
@@ -46,32 +44,27 @@ const MAX_PROXY_HEADERS: usize = 64;
 /// The read buffer for a CONNECT answer's head.
 const MAX_PROXY_HEAD_BYTES: usize = 16 * 1024;
 
-/// One exchange through `proxy`: the destination judged, the proxy
-/// reached, the request sent through it.
-pub(crate) async fn exchange_via(
+/// A new connection through `proxy` for `target`: the destination judged,
+/// the proxy reached, and for https a tunnel with TLS made end to end
+/// inside it. It is kept for this target only (its pool key says "through
+/// the proxy"), like any other connection.
+pub(crate) async fn connect_via(
     ctx: &NetContext,
     proxy: &NetProxy,
     target: &Target,
-    mut request: http::Request<Empty<Bytes>>,
-    max_body_bytes: u64,
-) -> Result<ExchangeResponse, NetFailure> {
+) -> Result<Conn, NetFailure> {
     judge_destination(&ctx.egress, target)?;
     let candidates = proxy_addresses(ctx, proxy).await?;
     // The proxy's addresses are admitted for this connection only; the
     // connector still checks that the peer is the address it dialled.
     let judge = |_peer: SocketAddr| AddressVerdict::AllowedByRule;
     let per_address = Duration::from_millis(CONNECT_TIMEOUT_MS);
-    let authorization = proxy
-        .authorization
-        .as_ref()
-        .map(|auth| HeaderValue::from_str(&auth.0).map(sensitive))
-        .transpose()
-        .map_err(|_| NetFailure::ProxyAuth)?;
     let unreachable = |failure| match failure {
         NetFailure::Connect => NetFailure::ProxyConnect,
         other => other,
     };
     if target.tls {
+        let authorization = authorization(proxy)?;
         let connector = ctx.tls.as_ref().ok_or(NetFailure::Tls)?;
         let server_name = server_name(target)?;
         let authority = target_authority(target);
@@ -80,7 +73,7 @@ pub(crate) async fn exchange_via(
             let authorization = authorization.clone();
             let authority = authority.clone();
             async move {
-                let tunnel = open_tunnel(tcp, &authority, authorization).await?;
+                let tunnel = open_tunnel(QuickAck::new(tcp), &authority, authorization).await?;
                 connector
                     .connect(server_name, tunnel)
                     .await
@@ -90,27 +83,51 @@ pub(crate) async fn exchange_via(
         let tls = connect_judged(&candidates, per_address, judge, tunnel_then_tls)
             .await
             .map_err(unreachable)?;
-        send_get(tls, request, max_body_bytes).await
+        http_handshake(tls).await
     } else {
-        // Absolute form: the proxy reads the destination from the target.
-        let absolute = format!("http://{}{}", target.authority, target.path_and_query);
-        *request.uri_mut() = absolute
-            .parse::<Uri>()
-            .map_err(|_| NetFailure::InvalidUrl)?;
-        if let Some(value) = authorization {
-            request.headers_mut().insert(PROXY_AUTHORIZATION, value);
-        }
-        let plain = |tcp| std::future::ready(Ok(tcp));
+        let plain = |tcp| std::future::ready(Ok(QuickAck::new(tcp)));
         let tcp = connect_judged(&candidates, per_address, judge, plain)
             .await
             .map_err(unreachable)?;
-        let response = send_get(tcp, request, max_body_bytes).await?;
-        // An origin does not answer 407: this is the proxy's.
-        if response.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED.as_u16() {
-            return Err(NetFailure::ProxyAuth);
-        }
-        Ok(response)
+        http_handshake(tcp).await
     }
+}
+
+/// A plain-http request as the proxy expects it: the absolute URL as
+/// target, and the proxy's credentials.
+pub(crate) fn plain_request(
+    proxy: &NetProxy,
+    target: &Target,
+    mut request: http::Request<Empty<Bytes>>,
+) -> Result<http::Request<Empty<Bytes>>, NetFailure> {
+    // Absolute form: the proxy reads the destination from the target.
+    let absolute = format!("http://{}{}", target.authority, target.path_and_query);
+    *request.uri_mut() = absolute
+        .parse::<Uri>()
+        .map_err(|_| NetFailure::InvalidUrl)?;
+    if let Some(value) = authorization(proxy)? {
+        request.headers_mut().insert(PROXY_AUTHORIZATION, value);
+    }
+    Ok(request)
+}
+
+/// A plain-http answer through the proxy: a 407 is the proxy's, since an
+/// origin does not answer it.
+pub(crate) fn plain_answer(response: ExchangeResponse) -> Result<ExchangeResponse, NetFailure> {
+    if response.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED.as_u16() {
+        return Err(NetFailure::ProxyAuth);
+    }
+    Ok(response)
+}
+
+/// The `Proxy-Authorization` value, marked sensitive (never logged).
+fn authorization(proxy: &NetProxy) -> Result<Option<HeaderValue>, NetFailure> {
+    proxy
+        .authorization
+        .as_ref()
+        .map(|auth| HeaderValue::from_str(&auth.0).map(sensitive))
+        .transpose()
+        .map_err(|_| NetFailure::ProxyAuth)
 }
 
 fn sensitive(mut value: HeaderValue) -> HeaderValue {
@@ -195,7 +212,7 @@ async fn proxy_addresses(
 
 /// Asks the proxy for a tunnel to `authority` and hands back the tunnel.
 async fn open_tunnel(
-    tcp: TcpStream,
+    tcp: QuickAck,
     authority: &str,
     authorization: Option<HeaderValue>,
 ) -> Result<TokioIo<hyper::upgrade::Upgraded>, NetFailure> {

@@ -34,6 +34,9 @@ enum Behaviour {
     /// Reads the request head, writes a 200 head declaring `length` body
     /// bytes, then one byte every `every` until the client goes away.
     Trickle { length: usize, every: Duration },
+    /// Answers each request on the connection with these bytes and keeps
+    /// the connection open for the next.
+    KeepAlive(Vec<u8>),
 }
 
 struct TestServer {
@@ -79,6 +82,27 @@ impl TestServer {
 }
 
 async fn handle(mut socket: TcpStream, behaviour: Behaviour, heads: Arc<Mutex<Vec<String>>>) {
+    if let Behaviour::KeepAlive(bytes) = &behaviour {
+        let mut pending = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") else {
+                match socket.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => pending.extend_from_slice(&buf[..n]),
+                }
+                continue;
+            };
+            let head: Vec<u8> = pending.drain(..end + 4).collect();
+            heads
+                .lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&head).into_owned());
+            if socket.write_all(bytes).await.is_err() {
+                return;
+            }
+        }
+    }
     if let Behaviour::Blurt(bytes) = &behaviour {
         let _ = socket.write_all(bytes).await;
         let _ = socket.shutdown().await;
@@ -131,7 +155,7 @@ async fn handle(mut socket: TcpStream, behaviour: Behaviour, heads: Arc<Mutex<Ve
                 tokio::time::sleep(every).await;
             }
         }
-        Behaviour::Blurt(_) => {}
+        Behaviour::Blurt(_) | Behaviour::KeepAlive(_) => {}
     }
 }
 
@@ -638,6 +662,7 @@ async fn builds_its_context_from_the_system_configuration_without_network() {
             agent_http: false,
             proxy: None,
             extra_roots: Vec::new(),
+            pool: NetPool::default(),
         });
         let got = exchange(
             &ctx,
@@ -1031,6 +1056,168 @@ async fn a_redirect_is_returned_whatever_its_body() {
                     .any(|h| h.name == "content-encoding" || h.name == "content-length"),
                 "{row}"
             );
+        }
+    })
+    .await;
+}
+
+/// A keep-alive answer: no `Connection: close`.
+fn kept(status_line: &str, extra_headers: &str, body: &[u8]) -> Behaviour {
+    let mut bytes = format!(
+        "HTTP/1.1 {status_line}\r\nContent-Length: {}\r\n{extra_headers}\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(body);
+    Behaviour::KeepAlive(bytes)
+}
+
+// Verifies: REQ-SEC-007 (a connection is kept for its origin and profile, and reused)
+#[tokio::test]
+async fn exchanges_with_one_origin_share_one_kept_connection() {
+    bounded(async {
+        let server = TestServer::start(kept("200 OK", "", b"hello")).await;
+        let ctx = agent_context();
+        let url = |n: usize| format!("http://127.0.0.1:{}/page?n={n}", server.port());
+        for n in 0..3 {
+            let resp = exchange(&ctx, request(url(n), Profile::Engine))
+                .await
+                .unwrap();
+            assert_eq!(resp.body, b"hello");
+        }
+        assert_eq!(server.connections(), 1);
+        assert_eq!(server.heads.lock().unwrap().len(), 3);
+        // The same origin under another profile never shares it: the
+        // agent's fetch opens its own, and each is reused for its own.
+        for n in 3..5 {
+            exchange(&ctx, agent_request(url(n))).await.unwrap();
+            exchange(&ctx, request(url(n), Profile::Engine))
+                .await
+                .unwrap();
+        }
+        assert_eq!(server.connections(), 2);
+        assert_eq!(server.heads.lock().unwrap().len(), 7);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010 (a connection whose body was cut at its bound is closed, never reused)
+#[tokio::test]
+async fn a_body_cut_at_its_bound_closes_its_connection() {
+    bounded(async {
+        let body = vec![b'x'; 100 * 1024];
+        // Chunked, so the cut happens while the body streams.
+        let mut bytes = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        bytes.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
+        bytes.extend_from_slice(&body);
+        bytes.extend_from_slice(b"\r\n0\r\n\r\n");
+        let server = TestServer::start(Behaviour::KeepAlive(bytes)).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/big", server.port());
+        for _ in 0..2 {
+            let got = exchange(&ctx, request(url.clone(), Profile::Engine)).await;
+            assert_eq!(got.err(), Some(NetFailure::TooLarge));
+        }
+        assert_eq!(server.connections(), 2);
+        assert_eq!(ctx.pool.idle(), 0);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010 (a response without keep-alive closes its connection)
+#[tokio::test]
+async fn a_response_without_keep_alive_is_not_kept() {
+    bounded(async {
+        for (name, behaviour) in [
+            ("close", kept("200 OK", "Connection: close\r\n", b"hi")),
+            ("http/1.0", {
+                let Behaviour::KeepAlive(mut bytes) = kept("200 OK", "", b"hi") else {
+                    unreachable!()
+                };
+                bytes[..8].copy_from_slice(b"HTTP/1.0");
+                Behaviour::KeepAlive(bytes)
+            }),
+        ] {
+            let server = TestServer::start(behaviour).await;
+            let ctx = context(&[ALLOW_LOOPBACK], &[]);
+            let url = format!("http://127.0.0.1:{}/", server.port());
+            for _ in 0..2 {
+                let resp = exchange(&ctx, request(url.clone(), Profile::Engine))
+                    .await
+                    .unwrap();
+                assert_eq!(resp.body, b"hi", "{name}");
+            }
+            assert_eq!(server.connections(), 2, "{name}");
+        }
+    })
+    .await;
+}
+
+// Verifies: REQ-CFG-005 (pool_idle_per_origin = 0: every exchange opens its own connection)
+#[tokio::test]
+async fn with_reuse_off_every_exchange_opens_a_connection() {
+    bounded(async {
+        let server = TestServer::start(kept("200 OK", "", b"hello")).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]).with_pool(NetPool {
+            idle_per_origin: 0,
+            ..NetPool::default()
+        });
+        let url = format!("http://127.0.0.1:{}/", server.port());
+        for _ in 0..3 {
+            exchange(&ctx, request(url.clone(), Profile::Engine))
+                .await
+                .unwrap();
+        }
+        assert_eq!(server.connections(), 3);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-007 (a kept connection the server closed meanwhile is replaced; the exchange succeeds)
+#[tokio::test]
+async fn a_kept_connection_closed_by_the_server_gives_way_to_a_new_one() {
+    bounded(async {
+        // Answers one request per connection, keep-alive promised, then
+        // closes: the kept connection is dead when the next exchange
+        // takes it.
+        let once = kept("200 OK", "", b"hello");
+        let Behaviour::KeepAlive(bytes) = once else {
+            unreachable!()
+        };
+        let server = TestServer::start(Behaviour::Respond(bytes)).await;
+        let ctx = context(&[ALLOW_LOOPBACK], &[]);
+        let url = format!("http://127.0.0.1:{}/", server.port());
+        for _ in 0..3 {
+            let resp = exchange(&ctx, request(url.clone(), Profile::Engine))
+                .await
+                .unwrap();
+            assert_eq!(resp.body, b"hello");
+        }
+        assert_eq!(server.connections(), 3);
+    })
+    .await;
+}
+
+// Verifies: REQ-SEC-010 (a redirect's connection is kept only when it has no body left unread)
+#[tokio::test]
+async fn a_redirect_keeps_its_connection_only_without_an_unread_body() {
+    bounded(async {
+        for (body, connections) in [("", 1), ("moved elsewhere", 2)] {
+            let server = TestServer::start(kept(
+                "301 Moved Permanently",
+                "Location: https://example.org/next\r\n",
+                body.as_bytes(),
+            ))
+            .await;
+            let ctx = context(&[ALLOW_LOOPBACK], &[]);
+            let url = format!("http://127.0.0.1:{}/old", server.port());
+            for _ in 0..2 {
+                let resp = exchange(&ctx, request(url.clone(), Profile::Engine))
+                    .await
+                    .unwrap();
+                assert_eq!(resp.status, 301);
+            }
+            assert_eq!(server.connections(), connections, "body {body:?}");
         }
     })
     .await;

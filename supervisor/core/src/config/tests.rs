@@ -102,6 +102,10 @@ fn empty_file_gives_the_documented_defaults() {
         limits::HTTP_MAX_BODY_BYTES
     );
     assert_eq!(c.limits.http_sessions, limits::HTTP_MAX_SESSIONS);
+    assert_eq!(c.limits.pool, rypsok_proto::NetPool::default());
+    assert_eq!(c.limits.pool.idle_per_origin, 4);
+    assert_eq!(c.limits.pool.idle_total, 64);
+    assert_eq!(c.limits.pool.idle_secs, 90);
 
     assert_eq!(c.http.bind, "127.0.0.1:8808".parse().unwrap());
     assert_eq!(c.http.auth_token, None);
@@ -198,6 +202,30 @@ fn the_listener_bounds_and_the_revision_switch_are_read() {
     assert_eq!(floor.limits.http_connections, 1);
     assert_eq!(floor.limits.http_request_body_bytes, 16384);
     assert_eq!(floor.limits.http_sessions, 1);
+}
+
+#[test]
+fn the_connection_pool_limits_are_read_within_their_ranges() {
+    // Verifies: REQ-CFG-005 (pool_idle_per_origin, pool_idle_total, pool_idle_secs as set; 0 turns reuse off)
+    let c = load(include_str!("../../testdata/config/valid_every_key.toml"));
+    assert_eq!(
+        c.limits.pool,
+        rypsok_proto::NetPool {
+            idle_per_origin: 2,
+            idle_total: 16,
+            idle_secs: 30,
+        }
+    );
+    let off = load("[limits]\npool_idle_per_origin = 0");
+    assert_eq!(off.limits.pool.idle_per_origin, 0);
+    for text in [
+        "[limits]\npool_idle_per_origin = 65",
+        "[limits]\npool_idle_total = 0",
+        "[limits]\npool_idle_secs = 0",
+        "[limits]\npool_idle_secs = 3601",
+    ] {
+        assert!(!problems(text).is_empty(), "{text} was accepted");
+    }
 }
 
 #[test]

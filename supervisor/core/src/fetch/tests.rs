@@ -541,6 +541,36 @@ async fn honours_robots_txt_and_keeps_its_rules() {
     );
 }
 
+// Verifies: LIM-F13, REQ-CMP-005 (kept robots.txt rules are asked for again once stale, well within RFC 9309's 24 hours)
+#[tokio::test(start_paused = true)]
+async fn kept_robots_rules_are_asked_for_again_once_stale() {
+    use rypsok_proto::limits::ROBOTS_FRESHNESS_S;
+    // RFC 9309 §2.4: a cached answer should not be used past 24 hours.
+    const { assert!(ROBOTS_FRESHNESS_S <= 24 * 3600) };
+    let site = Site::new("");
+    site.route(
+        "https://example.org/robots.txt",
+        page("text/plain", "User-agent: *\nDisallow: /private\n"),
+    );
+    let robots_requests = || {
+        site.net
+            .seen()
+            .iter()
+            .filter(|u| u.ends_with("/robots.txt"))
+            .count()
+    };
+    let read = || site.fetch(json!({"url": "https://example.org/page"}));
+    assert!(read().await.is_ok());
+    assert!(read().await.is_ok());
+    assert_eq!(robots_requests(), 1);
+    tokio::time::advance(Duration::from_secs(ROBOTS_FRESHNESS_S - 1)).await;
+    assert!(read().await.is_ok());
+    assert_eq!(robots_requests(), 1, "still fresh");
+    tokio::time::advance(Duration::from_secs(1)).await;
+    assert!(read().await.is_ok());
+    assert_eq!(robots_requests(), 2, "stale rules are asked for again");
+}
+
 // Verifies: REQ-CMP-005 (RFC 9309: 4xx allows, 5xx disallows, and 5xx is asked again)
 #[tokio::test(start_paused = true)]
 async fn robots_4xx_allows_and_5xx_disallows() {

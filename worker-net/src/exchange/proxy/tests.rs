@@ -190,6 +190,7 @@ fn the_confinement_opens_the_proxy_port_only() {
             agent: false,
         }),
         extra_roots: Vec::new(),
+        pool: rypsok_proto::NetPool::default(),
     };
     let policy = confinement_policy(&init);
     assert_eq!(policy.allow.len(), 1);

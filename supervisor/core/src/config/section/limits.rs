@@ -77,6 +77,26 @@ pub(in crate::config) fn limits(s: &mut Section<'_>, p: &mut Problems) -> Option
         Range::new(1, 1024),
         default_of(limits::HTTP_MAX_SESSIONS),
     );
+    // worker-net's idle connections (kept for reuse by origin and
+    // profile): 0 per origin turns reuse off.
+    let pool_idle_per_origin = s.number(
+        p,
+        "pool_idle_per_origin",
+        Range::new(0, 64),
+        limits::POOL_IDLE_PER_ORIGIN.into(),
+    );
+    let pool_idle_total = s.number(
+        p,
+        "pool_idle_total",
+        Range::new(1, 1024),
+        limits::POOL_IDLE_TOTAL.into(),
+    );
+    let pool_idle_secs = s.number(
+        p,
+        "pool_idle_secs",
+        Range::new(1, 3600),
+        limits::POOL_IDLE_SECS.into(),
+    );
     Some(LimitsConfig {
         web_search_per_minute: search?,
         web_fetch_per_minute: fetch?,
@@ -87,5 +107,10 @@ pub(in crate::config) fn limits(s: &mut Section<'_>, p: &mut Problems) -> Option
         http_connections: http_connections?,
         http_request_body_bytes: http_request_body_bytes?,
         http_sessions: http_sessions?,
+        pool: rypsok_proto::NetPool {
+            idle_per_origin: pool_idle_per_origin?,
+            idle_total: pool_idle_total?,
+            idle_secs: pool_idle_secs?,
+        },
     })
 }
