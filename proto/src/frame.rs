@@ -9,6 +9,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::limits::FRAME_MAX_BYTES;
 
+/// Read buffer for a stream of frames (one pipe's capacity): the prefix
+/// and body of a small frame, and often the next frame's, come in one
+/// read instead of one read each.
+pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Why a frame could not be read or written. Any of these ends the
 /// conversation with the peer.
 #[derive(Debug, thiserror::Error)]

@@ -40,7 +40,7 @@ mod serve;
 pub use cause::FailureCause;
 pub use date::{is_iso_date, is_result_date, iso_date_of_unix};
 pub use engine::EngineKind;
-pub use frame::{FrameError, decode_frame, read_frame, write_frame};
+pub use frame::{FrameError, READ_BUFFER_BYTES, decode_frame, read_frame, write_frame};
 pub use header::{capped_ms, capped_wait_ms, header_value, retry_after_ms, whole_number};
 pub use message::{
     Confinement, EngineFailure, EngineHit, EngineParse, ExchangeRequest, ExchangeResponse,

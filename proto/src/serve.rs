@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::future::Future;
 
 use serde::{Serialize, de::DeserializeOwned};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::frame::{FrameError, read_frame, write_frame};
+use crate::frame::{FrameError, READ_BUFFER_BYTES, read_frame, write_frame};
 use crate::message::{FromWorker, ToWorker};
 
 /// How a worker runs its requests.
@@ -28,7 +28,7 @@ pub enum Dispatch {
 /// frame that does not decode (`Err`: the worker must exit, it cannot trust
 /// the stream any more).
 pub async fn serve_requests<Req, Ans, R, W, H, Fut>(
-    mut reader: R,
+    reader: R,
     mut writer: W,
     dispatch: Dispatch,
     handler: H,
@@ -41,6 +41,7 @@ where
     H: Fn(Req) -> Fut,
     Fut: Future<Output = Ans> + Send + 'static,
 {
+    let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, reader);
     let (answers, mut outbox) = mpsc::unbounded_channel::<(u64, Ans)>();
     let writer_task = tokio::spawn(async move {
         while let Some((id, body)) = outbox.recv().await {

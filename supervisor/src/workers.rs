@@ -30,7 +30,8 @@ use rypsok_core::{NetPort, ParsePort, PortError};
 use rypsok_proto::{
     Confinement, EngineParse, ExchangeRequest, ExchangeResponse, FrameError, FromWorker,
     LandlockLevel, LogLevel, NetInit, NetRequest, NetResponse, PageParse, ParseRequest,
-    ParseResponse, RobotsRules, SeccompLevel, ToWorker, WorkerKind, read_frame, write_frame,
+    ParseResponse, READ_BUFFER_BYTES, RobotsRules, SeccompLevel, ToWorker, WorkerKind, read_frame,
+    write_frame,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -421,7 +422,10 @@ async fn start<P: Protocol>(
     };
     let pipe_error = |e: std::io::Error| StartError::Failed(format!("pipe: {}", e.kind()));
     let mut writer = tokio::process::ChildStdin::from_std(stdin).map_err(pipe_error)?;
-    let mut reader = tokio::process::ChildStdout::from_std(stdout).map_err(pipe_error)?;
+    let mut reader = tokio::io::BufReader::with_capacity(
+        READ_BUFFER_BYTES,
+        tokio::process::ChildStdout::from_std(stdout).map_err(pipe_error)?,
+    );
 
     let handshake = async {
         if let Some(init) = &spec.net_init {
