@@ -12,6 +12,10 @@ counted apart and reported.
 
 Usage: python3 tests/bench/http_load.py [--bin target/release/rypsok]
            [--callers 64] [--seconds 5] [--runs 3] [--era current|legacy]
+           [--metrics]
+--metrics adds a `[metrics]` listener (on a free loopback port) to the
+configuration, so that a run with it beside one without gives the cost of
+counting.
 Prints the median of the runs; build first with `cargo build --release --locked`.
 """
 import argparse
@@ -177,13 +181,14 @@ def main():
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--era", choices=["current", "legacy"], default="current")
+    ap.add_argument("--metrics", action="store_true")
     args = ap.parse_args()
 
     env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "rypsok.toml")
         with open(config, "w") as f:
-            f.write(CONFIG)
+            f.write(CONFIG + ('[metrics]\nbind = "127.0.0.1:0"\n' if args.metrics else ""))
         log = open(os.path.join(tmp, "rypsok.log"), "w+")
         proc = subprocess.Popen([args.bin, "--config", config, "serve", "--transport", "http"],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -192,7 +197,7 @@ def main():
             addr = None
             for _ in range(100):
                 log.seek(0)
-                m = re.search(r'"addr":"(127\.0\.0\.1):(\d+)"', log.read())
+                m = re.search(r'"event":"listening".*?"addr":"(127\.0\.0\.1):(\d+)"', log.read())
                 if m:
                     addr = (m.group(1), int(m.group(2)))
                     break
