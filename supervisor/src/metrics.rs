@@ -297,7 +297,7 @@ impl Metrics {
         );
         r.register_with_unit(
             "cache_size",
-            "Memory held by the search cache, as LIM-K4 counts it",
+            "Memory held by the search cache: its entries, their results and their share of its indexes",
             Unit::Bytes,
             self.cache_bytes.clone(),
         );
