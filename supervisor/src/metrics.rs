@@ -47,22 +47,6 @@ pub(crate) fn install() -> &'static Metrics {
     METRICS.get_or_init(Metrics::new)
 }
 
-impl Metrics {
-    /// A series for every active engine of `engines` in its state, so that
-    /// a dashboard sees each engine from the first scrape.
-    pub(crate) fn engines(&self, engines: &[(String, EngineState)]) {
-        let metrics = self;
-        for (engine, state) in engines {
-            if *state != EngineState::Disabled {
-                metrics.set_engine_state(engine, *state);
-                let _ = metrics.engine_cooldowns.get_or_create(&EngineLabel {
-                    engine: engine.clone(),
-                });
-            }
-        }
-    }
-}
-
 /// Call latencies, in seconds: a cached search answers in milliseconds, a
 /// fetch may take LIM-F5.
 const CALL_BUCKETS: [f64; 12] = [
@@ -373,6 +357,19 @@ impl Metrics {
                 worker,
                 cause: KillCause::Deadline.as_str(),
             });
+        }
+    }
+
+    /// A series for every active engine of `engines` in its state, so that
+    /// a dashboard sees each engine from the first scrape.
+    pub(crate) fn engines(&self, engines: &[(String, EngineState)]) {
+        for (engine, state) in engines {
+            if *state != EngineState::Disabled {
+                self.set_engine_state(engine, *state);
+                let _ = self.engine_cooldowns.get_or_create(&EngineLabel {
+                    engine: engine.clone(),
+                });
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 //!
 //! It is bounded like the MCP listener, at a scraper's scale: a few
 //! connections at once (one more is closed unanswered), a request head
-//! within LIM-H5, a connection's whole life within a few seconds. A scrape
+//! within five seconds, a connection's whole life within ten. A scrape
 //! reads the registry's own counters and takes no lock a tool call holds
 //! beyond a family's read lock for the time of one copy. Off loopback a
 //! bearer token is required (the configuration refuses it without one),
@@ -23,7 +23,6 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rypsok_core::config::MetricsConfig;
-use rypsok_proto::limits;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
@@ -33,6 +32,8 @@ use super::Metrics;
 const PATH: &str = "/metrics";
 /// Connections open at once: a scraper or two, and room for a probe.
 const MAX_CONNECTIONS: usize = 8;
+/// The longest wait for a request head.
+const HEAD_WITHIN: Duration = Duration::from_secs(5);
 /// The longest a connection lives, keep-alive included: a scrape of a few
 /// kilobytes takes milliseconds.
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(10);
@@ -98,7 +99,7 @@ impl Listener {
                 let mut builder = hyper::server::conn::http1::Builder::new();
                 builder
                     .timer(TokioTimer::new())
-                    .header_read_timeout(Duration::from_millis(limits::HTTP_REQUEST_MS))
+                    .header_read_timeout(HEAD_WITHIN)
                     .max_buf_size(16 * 1024);
                 let conn = builder.serve_connection(TokioIo::new(stream), service);
                 let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
