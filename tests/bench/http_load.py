@@ -197,7 +197,8 @@ def main():
             addr = None
             for _ in range(100):
                 log.seek(0)
-                m = re.search(r'"event":"listening".*?"addr":"(127\.0\.0\.1):(\d+)"', log.read())
+                m = re.search(r'^(?=.*"event":"listening").*"addr":"(127\.0\.0\.1):(\d+)"',
+                              log.read(), re.M)
                 if m:
                     addr = (m.group(1), int(m.group(2)))
                     break
