@@ -10,6 +10,7 @@
 #   bash packaging/ci.sh deb        # the Debian package: lintian, dpkg -i, run, remove
 #   bash packaging/ci.sh manifests  # the Kubernetes example and the compose file against their schemas
 #   bash packaging/ci.sh docs       # the book (packaging/docs) built with mdBook
+#   bash packaging/ci.sh metrics    # a running rypsok's /metrics read by promtool (Debian's prometheus)
 #
 # `static` comes first: the others use its binary.
 set -euo pipefail
@@ -295,6 +296,17 @@ step_docs() {
     test -s packaging/docs/book/reference/configuration.html
 }
 
+step_metrics() {
+    # promtool, the Prometheus project's own parser and linter, from the
+    # distribution's package; the black-box test scrapes a running rypsok
+    # (after a search, a fetch and a refusal) in both text formats and
+    # feeds each exposition to `promtool check metrics`. Naming the tool
+    # makes its absence a failure rather than a skip.
+    need_apt prometheus
+    RYPSOK_PROMTOOL=$(command -v promtool) \
+        cargo test --locked -p rypsok-tests --test blackbox -- --exact metrics::the_exposition_passes_promtool
+}
+
 for step in "$@"; do
     case "$step" in
         static) step_static ;;
@@ -303,6 +315,7 @@ for step in "$@"; do
         deb) step_deb ;;
         manifests) step_manifests ;;
         docs) step_docs ;;
+        metrics) step_metrics ;;
         *) echo "unknown step $step" >&2; exit 2 ;;
     esac
 done

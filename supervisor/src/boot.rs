@@ -87,12 +87,23 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the runtime")
 }
 
-/// Starts the workers and builds the services on them. Calls answer
-/// unavailable until a worker can be started.
+/// Starts the workers and builds the services on them, and with
+/// `serve_metrics` the scrape listener `[metrics]` asks for (a `serve`, not a
+/// `check --online`). Calls answer unavailable until a worker can be
+/// started.
 pub(crate) async fn start(
     config: &Arc<Config>,
     transport: &'static str,
+    serve_metrics: bool,
 ) -> Result<(Arc<Workers>, Arc<Services>)> {
+    // The scrape listener first: an operator who asked for metrics and
+    // cannot have them learns it before anything starts.
+    let scrape = if serve_metrics {
+        crate::metrics::bind(&config.metrics).await?
+    } else {
+        None
+    };
+    let metrics = scrape.as_ref().map(|_| crate::metrics::install());
     let spawner = Spawner::start().context("starting the spawner thread")?;
     let (net, parse) = worker_specs(config);
     let parse_workers = usize::try_from(config.limits.parse_workers).unwrap_or(1);
@@ -115,11 +126,27 @@ pub(crate) async fn start(
         "rypsok serving"
     );
 
-    let services = Arc::new(Services::new(
+    let observer: Arc<dyn rypsok_core::Observer> = match metrics {
+        Some(metrics) => Arc::new(crate::metrics::Recorder::new(metrics)),
+        None => Arc::new(rypsok_core::Unobserved),
+    };
+    let services = Arc::new(Services::observed(
         Arc::clone(config),
         workers.clone(),
         workers.clone(),
         &crate::secrets::engine_credentials(config),
+        observer,
     ));
+    if let (Some(scrape), Some(metrics)) = (scrape, metrics) {
+        metrics.engines(&services.engine_states());
+        tracing::info!(
+            event = "metrics_listening",
+            addr = %scrape.local_addr().map_or_else(String::new, |a| a.to_string()),
+            path = "/metrics",
+            auth = config.metrics.auth_token.is_some(),
+            "serving metrics"
+        );
+        tokio::spawn(scrape.serve(metrics));
+    }
     Ok((workers, services))
 }

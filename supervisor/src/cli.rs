@@ -218,6 +218,14 @@ fn check(chosen: &Chosen, online: bool) -> ExitCode {
     println!("configuration valid");
     println!("configuration file: {}", chosen.describe());
     report_admitted_endpoints(&config);
+    if let Some(bind) = config.metrics.bind {
+        let auth = if config.metrics.auth_token.is_some() {
+            "with a token"
+        } else {
+            "without a token"
+        };
+        println!("metrics: GET /metrics on {bind}, {auth}");
+    }
     if let Ok(roots) = roots {
         println!("{roots}");
     }
@@ -250,7 +258,7 @@ fn check_online(config: Config) -> ExitCode {
         }
     };
     let reports = runtime.block_on(async {
-        let (workers, services) = crate::boot::start(&config, "check").await?;
+        let (workers, services) = crate::boot::start(&config, "check", false).await?;
         let reports = services.probe_engines().await;
         workers.shutdown().await;
         anyhow::Ok(reports)

@@ -45,8 +45,6 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rypsok_core::{Caller, Config};
 use rypsok_proto::limits;
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{SignalKind, signal};
@@ -174,16 +172,7 @@ impl Gate {
         let Some(expected) = &self.token else {
             return true;
         };
-        // The scheme is case-insensitive (RFC 9110 §11.1).
-        let presented = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .map(HeaderValue::as_bytes)
-            .filter(|v| v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer "))
-            .map(|v| &v[7..])
-            .unwrap_or_default();
-        let digest: [u8; 32] = Sha256::digest(presented).into();
-        bool::from(digest.ct_eq(expected)) && !presented.is_empty()
+        crate::secrets::presents_token(request.headers(), expected)
     }
 
     /// Whether the request presents the configured token (none configured:
@@ -220,6 +209,15 @@ impl Gate {
         // in a loop must not write a line for each.
         self.counts.add(Reason::SessionEvicted);
         true
+    }
+
+    /// Tells the metrics how many sessions are open, when they change
+    /// here (a handshake, a DELETE); sessions the SDK ends on its own are
+    /// counted at the next change.
+    async fn count_sessions(&self) {
+        if let Some(metrics) = crate::metrics::get() {
+            metrics.http_sessions(self.mcp.open_sessions().await.len());
+        }
     }
 
     async fn judge(self: Arc<Self>, request: Request<Incoming>, received: Instant) -> GateResponse {
@@ -298,6 +296,7 @@ impl Gate {
             {
                 self.session_use.touch(id);
             }
+            self.count_sessions().await;
             response
         } else {
             let response = self.mcp.handle(request).await;
@@ -323,6 +322,7 @@ impl Gate {
             return fixed;
         }
         if is_delete && response.status() == StatusCode::ACCEPTED {
+            self.count_sessions().await;
             // A session ended is answered 200, as the protocol's examples
             // and the SDKs' clients expect; the SDK answers 202.
             return plain(StatusCode::OK, "");
@@ -502,12 +502,34 @@ async fn sniff(stream: &mut TcpStream, seen: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
+/// Counts a connection open in the metrics for as long as it lives.
+struct OpenConnection(Option<&'static crate::metrics::Metrics>);
+
+impl OpenConnection {
+    fn new() -> Self {
+        let metrics = crate::metrics::get();
+        if let Some(metrics) = metrics {
+            metrics.http_connection(1);
+        }
+        Self(metrics)
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        if let Some(metrics) = self.0 {
+            metrics.http_connection(-1);
+        }
+    }
+}
+
 /// Serves one accepted connection while it holds its place in the table,
 /// until it ends or is shed for a new one (`table`): then it is closed
 /// where it stands.
 async fn connection(gate: Arc<Gate>, stream: TcpStream, place: Place, peer: std::net::IpAddr) {
     let place = Arc::new(place);
     let evicted = place.evicted.clone();
+    let _open = OpenConnection::new();
     tokio::select! {
         () = serve_connection(gate, stream, place, peer) => {}
         () = evicted.cancelled() => {}
@@ -707,23 +729,9 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
     let token = match &config.http.auth_token {
         None => None,
-        Some(reference) => match crate::secrets::read_secret_or_why(reference) {
-            Ok(token) => Some(Sha256::digest(token.as_bytes()).into()),
-            Err(why) => {
-                // The key and what it names (the operator's own file),
-                // as `rypsok check` says it; never the token.
-                let key = match reference {
-                    rypsok_core::config::SecretRef::Env(_) => "http.auth_token_env",
-                    rypsok_core::config::SecretRef::File(_) => "http.auth_token_file",
-                };
-                tracing::error!(
-                    event = "auth_token_unreadable",
-                    key,
-                    reason = %why,
-                    "the [http] token could not be read; nothing started"
-                );
-                return Ok(ExitCode::from(1));
-            }
+        Some(reference) => match crate::secrets::token_digest(reference, "http") {
+            Some(digest) => Some(digest),
+            None => return Ok(ExitCode::from(1)),
         },
     };
     let listener = match TcpListener::bind(config.http.bind).await {
@@ -737,7 +745,7 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
 
-    let (workers, services) = crate::boot::start(&config, "http").await?;
+    let (workers, services) = crate::boot::start(&config, "http", true).await?;
     let sdk_stop = CancellationToken::new();
     let gate = Arc::new(Gate {
         mcp: McpHttp::new(
@@ -768,6 +776,12 @@ pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
         handshake_revisions = gate.max_sessions.is_some(),
         "serving Streamable HTTP"
     );
+
+    if let Some(metrics) = crate::metrics::get() {
+        for reason in Reason::ALL {
+            metrics.http_refusal_known(reason.as_str());
+        }
+    }
 
     let periodic = {
         let gate = Arc::clone(&gate);

@@ -11,6 +11,7 @@ mod config_file;
 mod health;
 mod http;
 mod mcp;
+mod metrics;
 mod network;
 mod sandbox;
 mod secrets;

@@ -258,7 +258,11 @@ impl ServerHandler for Adapter {
             });
             return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None));
         };
-        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let elapsed = started.elapsed();
+        if let Some(metrics) = crate::metrics::get() {
+            metrics.call(tool, &output, elapsed);
+        }
+        let latency_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         span.in_scope(|| match &output {
             Ok(response) => {
                 let outcome = response.outcome().as_str();

@@ -9,6 +9,8 @@ use std::path::Path;
 
 use rypsok_core::config::{SecretRef, load_str};
 use rypsok_core::{Config, ConfigProblem};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// A secret file is read up to this size: a token is a line, and a
 /// reference to a device or a log file must not fill memory.
@@ -112,6 +114,11 @@ pub(crate) fn credential_report(config: &Config) -> (Vec<ConfigProblem>, Vec<Str
                 "warning: {}: {why}; the proxy will be asked without credentials",
                 key.key
             )),
+            // The scrape listener's token: neither transport starts.
+            None if key.key.starts_with("metrics.") => problems.push(ConfigProblem {
+                path: key.key,
+                message: format!("{why}; serve will not start"),
+            }),
             None => problems.push(ConfigProblem {
                 path: key.key,
                 message: format!("{why}; serve --transport http will not start"),
@@ -197,6 +204,45 @@ pub(crate) fn engine_credentials(config: &Config) -> HashMap<String, String> {
             Some((engine.id.clone(), secret))
         })
         .collect()
+}
+
+/// Whether `headers` carry the bearer token whose SHA-256 is `expected`:
+/// comparing digests in constant time hides the token's length too. Every
+/// listener of rypsok (MCP, metrics) checks its token here.
+pub(crate) fn presents_token(headers: &http::HeaderMap, expected: &[u8; 32]) -> bool {
+    // The scheme is case-insensitive (RFC 9110 §11.1).
+    let presented = headers
+        .get(http::header::AUTHORIZATION)
+        .map(http::HeaderValue::as_bytes)
+        .filter(|v| v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer "))
+        .map(|v| &v[7..])
+        .unwrap_or_default();
+    let digest: [u8; 32] = Sha256::digest(presented).into();
+    bool::from(digest.ct_eq(expected)) && !presented.is_empty()
+}
+
+/// Reads a listener's token from where `reference` points, as its digest;
+/// `None` (logged with the key of `section`, never the token) when it
+/// cannot be read and nothing may start.
+pub(crate) fn token_digest(reference: &SecretRef, section: &'static str) -> Option<[u8; 32]> {
+    match read_secret_or_why(reference) {
+        Ok(token) => Some(Sha256::digest(token.as_bytes()).into()),
+        Err(why) => {
+            // The key and what it names (the operator's own file), as
+            // `rypsok check` says it; never the token.
+            let key = match reference {
+                SecretRef::Env(_) => "auth_token_env",
+                SecretRef::File(_) => "auth_token_file",
+            };
+            tracing::error!(
+                event = "auth_token_unreadable",
+                key = %format_args!("{section}.{key}"),
+                reason = %why,
+                "the [{section}] token could not be read; nothing started"
+            );
+            None
+        }
+    }
 }
 
 #[cfg(test)]

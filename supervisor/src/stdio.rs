@@ -39,7 +39,7 @@ fn session_end_reason(error: &ServerInitializeError) -> &'static str {
 /// stops every worker.
 pub(crate) async fn serve(config: Config) -> Result<ExitCode> {
     let config = Arc::new(config);
-    let (workers, services) = crate::boot::start(&config, "stdio").await?;
+    let (workers, services) = crate::boot::start(&config, "stdio", true).await?;
     let adapter = Adapter::new(services, Caller::process("stdio"));
     let ct = CancellationToken::new();
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;

@@ -25,6 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rypsok_core::PortFuture;
+
+use crate::metrics::KillCause;
 use rypsok_core::ports::{Document, EngineResponse, ExchangeError, robots_request};
 use rypsok_core::{NetPort, ParsePort, PortError};
 use rypsok_proto::{
@@ -149,6 +151,9 @@ fn log_exit(kind: WorkerKind, pid: u32, status: std::io::Result<ExitStatus>) {
         cause,
         "worker process reaped"
     );
+    if let Some(metrics) = crate::metrics::get() {
+        metrics.worker_exited(kind, cause);
+    }
 }
 
 /// The request and answer types of one kind of worker.
@@ -235,7 +240,7 @@ impl<P: Protocol> Conn<P> {
 
     /// Kills the process (if still running), fails every pending call, and
     /// reaps the child off the runtime's threads.
-    fn kill(&self, why: &'static str) {
+    fn kill(&self, cause: KillCause, why: &'static str) {
         if self.alive.swap(false, Ordering::AcqRel) {
             tracing::warn!(
                 event = "worker_killed",
@@ -244,6 +249,9 @@ impl<P: Protocol> Conn<P> {
                 reason = why,
                 "worker killed; it will be replaced"
             );
+            if let Some(metrics) = crate::metrics::get() {
+                metrics.worker_killed(self.kind, cause);
+            }
         }
         lock(&self.pending).clear();
         let child = lock(&self.child).take();
@@ -255,7 +263,7 @@ impl<P: Protocol> Conn<P> {
     /// Kills a parser whose work was cancelled: not a failure of the worker.
     fn kill_cancelled(&self) {
         self.death_counts.store(false, Ordering::Release);
-        self.kill("cancelled while parsing");
+        self.kill(KillCause::Cancelled, "cancelled while parsing");
     }
 
     fn forget(&self, id: u64) -> bool {
@@ -268,7 +276,7 @@ impl<P: Protocol> Drop for Conn<P> {
     /// call that gave up, or its slot let it go) takes its process along.
     fn drop(&mut self) {
         self.death_counts.store(false, Ordering::Release);
-        self.kill("released");
+        self.kill(KillCause::Released, "released");
     }
 }
 
@@ -328,7 +336,7 @@ impl<P: Protocol> Drop for CancelOnDrop<'_, P> {
             if Instant::now() >= self.deadline {
                 // Dropped at its deadline with no answer: the worker missed
                 // it, whichever of the two deadlines fired first.
-                self.conn.kill("missed a deadline");
+                self.conn.kill(KillCause::Deadline, "missed a deadline");
             } else if P::CANCEL_IN_PLACE {
                 let _ = self.conn.outbox.send(ToWorker::Cancel { id: self.id });
             } else {
@@ -374,7 +382,7 @@ async fn call<P: Protocol>(
             // The worker holds a request past its deadline: it is hung or
             // overwhelmed, and either way no longer trusted (LIM-W3).
             conn.forget(id);
-            conn.kill("missed a deadline");
+            conn.kill(KillCause::Deadline, "missed a deadline");
             Err(PortError::Timeout)
         }
     }
@@ -481,13 +489,16 @@ async fn start<P: Protocol>(
         capabilities_dropped = confinement.capabilities_dropped,
         "worker started"
     );
+    if let Some(metrics) = crate::metrics::get() {
+        metrics.worker_started(spec.kind, &confinement);
+    }
 
     let writer_conn = Arc::downgrade(&conn);
     tokio::spawn(async move {
         while let Some(frame) = outgoing.recv().await {
             if write_frame(&mut writer, &frame).await.is_err() {
                 if let Some(conn) = writer_conn.upgrade() {
-                    conn.kill("pipe closed");
+                    conn.kill(KillCause::PipeClosed, "pipe closed");
                 }
                 break;
             }
@@ -512,21 +523,22 @@ async fn start<P: Protocol>(
                             let _ = tx.send(body);
                         }
                         None if id >= reader_conn.next_id.load(Ordering::Relaxed) => {
-                            break "answered an unknown request";
+                            break (KillCause::Protocol, "answered an unknown request");
                         }
                         None => {}
                     }
                 }
-                Ok(FromWorker::Hello(_)) => break "said hello twice",
-                Err(FrameError::Closed) => break "exited",
+                Ok(FromWorker::Hello(_)) => break (KillCause::Protocol, "said hello twice"),
+                Err(FrameError::Closed) => break (KillCause::Exited, "exited"),
                 Err(FrameError::Undecodable | FrameError::TooLarge(_)) => {
-                    break "sent a frame that does not decode";
+                    break (KillCause::Protocol, "sent a frame that does not decode");
                 }
-                Err(FrameError::Io(_)) => break "pipe failed",
+                Err(FrameError::Io(_)) => break (KillCause::PipeClosed, "pipe failed"),
             }
         };
         if let Some(conn) = reader_conn.upgrade() {
-            conn.kill(why);
+            let (cause, why) = why;
+            conn.kill(cause, why);
         }
     });
     Ok(conn)
@@ -841,7 +853,7 @@ impl Workers {
             if let Ok(Ok(conn)) = timeout_at(deadline, self.parsers[index].conn()).await {
                 let answer = call(&conn, request, deadline).await?;
                 return expect(answer).ok_or_else(|| {
-                    conn.kill("answered another kind of request");
+                    conn.kill(KillCause::Protocol, "answered another kind of request");
                     PortError::WorkerFailed
                 });
             }

@@ -20,6 +20,10 @@ any says so (shorten `--seconds`).
 
 Usage: python3 tests/bench/http_load.py [--bin target/release/rypsok]
            [--callers 64] [--seconds 5] [--runs 3] [--era current|legacy]
+           [--metrics]
+--metrics adds a `[metrics]` listener (on a free loopback port) to the
+configuration, so that a run with it beside one without gives the cost of
+counting.
 Prints the median of the runs and the load average they ran under; build
 first with `cargo build --release --locked`.
 """
@@ -182,18 +186,21 @@ async def load(host, port, callers, seconds, era, pid):
     return counts, elapsed, latencies, memory[-1]
 
 
-def start(binary, tmp, env):
+def start(binary, tmp, env, metrics):
     """A new rypsok listening on loopback, and its address."""
     config = os.path.join(tmp, "rypsok.toml")
     with open(config, "w") as f:
-        f.write(CONFIG)
+        f.write(CONFIG + ('[metrics]\nbind = "127.0.0.1:0"\n' if metrics else ""))
     log = open(os.path.join(tmp, "rypsok.log"), "w+")
     proc = subprocess.Popen([binary, "--config", config, "serve", "--transport", "http"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=log, env=env)
     for _ in range(100):
         log.seek(0)
-        m = re.search(r'"addr":"(127\.0\.0\.1):(\d+)"', log.read())
+        # The MCP listener's own line: the metrics listener logs an
+        # address too.
+        m = re.search(r'^(?=.*"event":"listening").*"addr":"(127\.0\.0\.1):(\d+)"',
+                      log.read(), re.M)
         if m:
             return proc, (m.group(1), int(m.group(2)))
         time.sleep(0.05)
@@ -209,6 +216,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--era", choices=["current", "legacy"], default="current")
+    ap.add_argument("--metrics", action="store_true")
     args = ap.parse_args()
 
     env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
@@ -219,7 +227,7 @@ def main():
         # A new process for each run: the run has the whole of the one
         # budget every tokenless caller shares (see the top of this file).
         with tempfile.TemporaryDirectory() as tmp:
-            proc, addr = start(args.bin, tmp, env)
+            proc, addr = start(args.bin, tmp, env, args.metrics)
             try:
                 cpu_before = cpu_seconds(proc.pid)
                 counts, elapsed, lat, (memory, processes) = asyncio.run(

@@ -29,8 +29,12 @@ Each run prints the machine's load average (1, 5, 15 minutes) before and
 after: the figures are wall-clock medians, meaningful only with the load
 they were taken under.
 
+--metrics adds a `[metrics]` listener (on a free loopback port), so that a
+run with it beside one without gives the cost of counting; every run also
+prints the CPU time rypsok and its workers spent per call.
+
 Usage: python3 tests/bench/search_overhead.py [--runs N] [--delay-ms D]
-       [--with-brave | --cache] [--bin target/release/rypsok]
+       [--with-brave | --cache] [--metrics] [--bin target/release/rypsok]
 Build first with `cargo build --release --locked`. Prints median and p99.
 """
 import argparse
@@ -39,9 +43,13 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from http_load import cpu_seconds  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WIKIPEDIA = os.path.join(ROOT, "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json")
@@ -86,7 +94,7 @@ class Engine:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
-def config(first, second, with_brave, cache=False):
+def config(first, second, with_brave, cache=False, metrics=False):
     second_engine = (
         f'[engines.brave]\ntype = "brave"\nendpoint = "http://127.0.0.1:{second.port}/res/v1/web/search"\n'
         'api_key_env = "RYPSOK_BENCH_BRAVE_KEY"\n'
@@ -97,6 +105,7 @@ def config(first, second, with_brave, cache=False):
         "config_version = 1\n[service]\ncontact = \"bench@example.org\"\n"
         "[limits]\nweb_search_per_minute = 100000\n"
         + ("[cache]\nenabled = true\n" if cache else "")
+        + ('[metrics]\nbind = "127.0.0.1:0"\n' if metrics else "")
         +
         f'[egress]\nallow = ["127.0.0.1:{first.port}", "127.0.0.1:{second.port}"]\n'
         f'[engines.wikipedia]\ntype = "wikipedia"\nendpoint = "http://127.0.0.1:{first.port}/w/api.php"\n'
@@ -110,6 +119,7 @@ def main():
     parser.add_argument("--delay-ms", type=float, default=20.0)
     parser.add_argument("--with-brave", action="store_true")
     parser.add_argument("--cache", action="store_true")
+    parser.add_argument("--metrics", action="store_true")
     parser.add_argument("--bin", default=os.path.join(ROOT, "target/release/rypsok"))
     args = parser.parse_args()
 
@@ -121,7 +131,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="rypsok-bench-")
     path = os.path.join(workdir, "rypsok.toml")
     with open(path, "w") as f:
-        f.write(config(first, second, args.with_brave, args.cache))
+        f.write(config(first, second, args.with_brave, args.cache, args.metrics))
     env = {k: v for k, v in os.environ.items() if k not in ("RYPSOK_CONFIG", "BRAVE_API_KEY")}
     env["RYPSOK_BENCH_BRAVE_KEY"] = "bench-key"
     proc = subprocess.Popen([args.bin, "serve", "--transport", "stdio", "--config", path],
@@ -182,7 +192,10 @@ def main():
 
     overheads, dispatches, outcomes = [], [], {}
     warmup = 5
+    cpu_before = None
     for i in range(warmup + args.runs):
+        if i == warmup:
+            cpu_before = cpu_seconds(proc.pid)
         sent_at = time.perf_counter()
         before = (len(first.answered), len(second.answered))
         answer, received = request(i + 1, "tools/call", {
@@ -199,6 +212,7 @@ def main():
         if args.with_brave:
             time.sleep(max(0.0, 1.1 - (time.perf_counter() - sent_at)))
 
+    cpu_per_call = (cpu_seconds(proc.pid) - cpu_before) / args.runs * 1e6
     proc.stdin.close()
     proc.wait(timeout=5)
     if len(overheads) < 2:
@@ -211,6 +225,8 @@ def main():
     print(f"web_search overhead above the slowest engine: median {statistics.median(overheads):.2f} ms, "
           f"p99 {p99:.2f} ms, max {overheads[-1]:.2f} ms (target PERF-2: < 2 ms median, < 10 ms p99)")
     print(f"dispatch (call sent to first engine request): median {statistics.median(dispatches):.2f} ms")
+    print(f"rypsok CPU per call (supervisor and workers): {cpu_per_call:.0f} us"
+          + (" (metrics on)" if args.metrics else ""))
     print_load(load_before)
 
 

@@ -26,6 +26,9 @@
 //! - `http`: `serve --transport http` on a loopback listener: every row of
 //!   the status table, connection bounds, both eras, callers, cancellation,
 //!   SIGTERM.
+//! - `metrics`: `[metrics]`: a search, a fetch and a refused fetch counted
+//!   in a scrape with no query, host or path in it; OpenMetrics on request;
+//!   the token; promtool; the dashboard's and the alerts' metric names.
 //! - `packaging`: what packagers and operators copy: each host snippet in
 //!   `packaging/hosts/` started far enough to answer `initialize`,
 //!   `rypsok health` against a live listener, the manual page, the
@@ -69,6 +72,7 @@ mod engine_keys;
 mod engines;
 mod fetch;
 mod http;
+mod metrics;
 mod packaging;
 mod pool;
 mod protocol;

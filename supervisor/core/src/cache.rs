@@ -225,6 +225,12 @@ impl SearchCache {
         };
     }
 
+    /// Entries and bytes held, read together (metrics).
+    pub(crate) fn usage(&self) -> (usize, usize) {
+        let inner = self.lock();
+        (inner.entries.len(), inner.bytes)
+    }
+
     /// Entries held (expired ones included until the next use).
     #[cfg_attr(not(any(test, feature = "measure")), allow(dead_code))]
     pub(crate) fn len(&self) -> usize {

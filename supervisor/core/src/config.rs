@@ -54,6 +54,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// `[http]`.
     pub http: HttpConfig,
+    /// `[metrics]`.
+    pub metrics: MetricsConfig,
     /// `[sandbox]`.
     pub sandbox: SandboxConfig,
     /// `[cache]`.
@@ -245,6 +247,15 @@ pub struct HttpConfig {
     pub trusted_proxies: Vec<IpBlock>,
 }
 
+/// `[metrics]`: the scrape listener, off unless `bind` is set.
+#[derive(Debug, Clone)]
+pub struct MetricsConfig {
+    /// Where `GET /metrics` is answered; `None`: no listener.
+    pub bind: Option<SocketAddr>,
+    /// Bearer token, by reference; required off loopback.
+    pub auth_token: Option<SecretRef>,
+}
+
 /// An address block: an address and how many leading bits of it count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IpBlock {
@@ -400,6 +411,16 @@ impl Config {
             engine: None,
             written: true,
         });
+        let metrics = self
+            .metrics
+            .auth_token
+            .iter()
+            .map(|reference| CredentialKey {
+                key: reader::child("metrics", &reference.key("auth_token")),
+                reference,
+                engine: None,
+                written: true,
+            });
         let engines = self
             .engines
             .iter()
@@ -427,7 +448,7 @@ impl Config {
                 engine: None,
                 written: true,
             });
-        http.chain(engines).chain(proxy).collect()
+        http.chain(metrics).chain(engines).chain(proxy).collect()
     }
 
     /// The configuration of a run with no file (REQ-CFG-003, REQ-OPS-003).

@@ -13,7 +13,7 @@ use crate::cache::SearchCache;
 use crate::config::{Config, EngineConfig, SecretRef};
 use crate::engine::{Credential, Driver};
 use crate::health::Health;
-use crate::ports::{NetPort, ParsePort};
+use crate::ports::{NetPort, Observer, ParsePort};
 use crate::response::{Allowance, DisabledReason};
 use crate::returned::ReturnedUrls;
 
@@ -48,6 +48,8 @@ pub(crate) struct Context {
     pub(crate) config: Arc<Config>,
     pub(crate) engines: Vec<EngineSlot>,
     pub(crate) health: Health,
+    /// Told of engine answers and cache use (metrics).
+    pub(crate) observer: Arc<dyn Observer>,
     pub(crate) net: Arc<dyn NetPort>,
     pub(crate) parse: Arc<dyn ParsePort>,
     pub(crate) user_agent: String,
@@ -104,6 +106,7 @@ impl Context {
         net: Arc<dyn NetPort>,
         parse: Arc<dyn ParsePort>,
         credentials: &HashMap<String, String>,
+        observer: Arc<dyn Observer>,
     ) -> Self {
         let engines = config
             .engines
@@ -135,7 +138,8 @@ impl Context {
             user_agent: user_agent(&config),
             config,
             engines,
-            health: Health::default(),
+            health: Health::observed(Arc::clone(&observer)),
+            observer,
             net,
             parse,
             returned: ReturnedUrls::default(),

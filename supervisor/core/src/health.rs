@@ -22,7 +22,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::limits::{LATENCY_WINDOW, RETRY_AFTER_MAX_S};
-use crate::response::EngineErrorClass;
+use crate::ports::{Observer, Unobserved};
+use crate::response::{EngineErrorClass, EngineState};
 
 /// Consecutive failures of the counted classes that open the circuit.
 pub(crate) const FAILURES_TO_OPEN: u32 = 3;
@@ -82,9 +83,22 @@ pub(crate) enum Admit {
 }
 
 /// Per-engine records, keyed by engine id.
-#[derive(Debug, Default)]
 pub(crate) struct Health {
     engines: Mutex<HashMap<String, EngineHealth>>,
+    /// Told of each change of a circuit (metrics).
+    observer: Arc<dyn Observer>,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Self::observed(Arc::new(Unobserved))
+    }
+}
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health").finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -120,6 +134,14 @@ enum Circuit {
 }
 
 impl Health {
+    /// Records that tell `observer` of every change of a circuit.
+    pub(crate) fn observed(observer: Arc<dyn Observer>) -> Self {
+        Self {
+            engines: Mutex::default(),
+            observer,
+        }
+    }
+
     /// Records a completed request (an answer, whatever it said; a timeout
     /// is not a completion and leaves the window alone).
     pub(crate) fn record_completion(&self, engine: &str, latency_ms: u64) {
@@ -190,6 +212,7 @@ impl Health {
                 record.circuit = Circuit::HalfOpen { cooldown };
             }
             tracing::info!(event = "circuit_half_open", engine, "probing the engine");
+            self.observer.engine_state(engine, EngineState::HalfOpen);
             Admit::Probe
         } else {
             Admit::Yes
@@ -233,6 +256,12 @@ impl Health {
         let record = engines.entry(engine.to_owned()).or_default();
         if matches!(record.circuit, Circuit::HalfOpen { .. }) {
             tracing::info!(event = "circuit_closed", engine, "the probe answered");
+        }
+        if matches!(
+            record.circuit,
+            Circuit::HalfOpen { .. } | Circuit::Open { .. }
+        ) {
+            self.observer.engine_state(engine, EngineState::Closed);
         }
         record.circuit = Circuit::Closed;
     }
@@ -288,6 +317,8 @@ impl Health {
             cooldown_ms,
             "engine cools down"
         );
+        self.observer.cooldown_entered(engine);
+        self.observer.engine_state(engine, EngineState::Open);
     }
 
     /// A probe whose call ended before it finished: the circuit stays open
@@ -301,6 +332,7 @@ impl Health {
                 until: Instant::now(),
                 cooldown,
             };
+            self.observer.engine_state(engine, EngineState::Open);
         }
     }
 

@@ -48,7 +48,7 @@ mod vocabulary;
 pub use config::{Config, ConfigProblem};
 pub use context::user_agent;
 pub use error::{EngineCause, ErrorKind, FailureCause, ToolError};
-pub use ports::{NetPort, ParsePort, PortError, PortFuture};
+pub use ports::{NetPort, Observer, ParsePort, PortError, PortFuture, Unobserved};
 pub use ratelimit::Caller;
 pub use response::{ToolOutput, ToolResponse};
 pub use services::Services;

@@ -10,12 +10,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use rypsok_proto::{
     EngineKind, EngineParse, ExchangeRequest, ExchangeResponse, NetFailure, PageParse,
     ParseRequest, RobotsRules,
 };
 use tokio::time::Instant;
+
+use crate::response::{EngineErrorClass, EngineState};
 
 /// A boxed future, so the ports can be trait objects.
 pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -144,6 +147,40 @@ pub trait ParsePort: Send + Sync {
         deadline: Instant,
     ) -> PortFuture<'_, Result<RobotsRules, PortError>>;
 }
+
+/// What the services report as it happens, for the adapter's metrics
+/// (`[metrics]`). Every argument is a closed vocabulary, a number or an
+/// engine's configured id: never a query, a URL or a page's text. Each
+/// method must return at once; the default does nothing.
+pub trait Observer: Send + Sync {
+    /// An engine's exchange ended: `None` when it answered, else its
+    /// failure class; with how long it took, when it completed.
+    fn engine_answered(
+        &self,
+        _engine: &str,
+        _failure: Option<EngineErrorClass>,
+        _latency: Option<Duration>,
+    ) {
+    }
+
+    /// An engine's circuit is now in `state` (never `disabled`).
+    fn engine_state(&self, _engine: &str, _state: EngineState) {}
+
+    /// An engine's circuit opened: it cools down.
+    fn cooldown_entered(&self, _engine: &str) {}
+
+    /// A search looked an engine's answer up in the cache.
+    fn cache_lookup(&self, _hit: bool) {}
+
+    /// The cache now holds `entries` answers in `bytes` (LIM-K4's count).
+    fn cache_usage(&self, _entries: usize, _bytes: usize) {}
+}
+
+/// The observer of a process that reports to no one.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Unobserved;
+
+impl Observer for Unobserved {}
 
 /// worker-parse's stand-in for the pipeline tests: the real parser, called
 /// in process.

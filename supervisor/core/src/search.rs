@@ -96,7 +96,12 @@ impl Call<'_> {
     /// read and holds one.
     fn cached(&self, engine: &ActiveEngine) -> Option<Vec<EngineHit>> {
         let key = self.cache_key(engine)?;
-        self.ctx.cache.as_ref()?.get(&key)
+        let cache = self.ctx.cache.as_ref()?;
+        let hits = cache.get(&key);
+        self.ctx.observer.cache_lookup(hits.is_some());
+        let (entries, bytes) = cache.usage();
+        self.ctx.observer.cache_usage(entries, bytes);
+        hits
     }
 
     /// Keeps `engine`'s fresh answer for later calls, when it may be kept.
@@ -105,6 +110,8 @@ impl Call<'_> {
             let bounded = hits.iter().take(RESULTS_PER_ENGINE as usize);
             // An answer too large to keep is a miss next time.
             let _ = cache.put(key, bounded.cloned().collect());
+            let (entries, bytes) = cache.usage();
+            self.ctx.observer.cache_usage(entries, bytes);
         }
     }
 }
@@ -269,6 +276,7 @@ fn record_answers<'a>(
     notices: &mut Vec<Notice>,
 ) -> Answered<'a> {
     let health = &call.ctx.health;
+    let observer = &call.ctx.observer;
     let mut answered = Answered {
         per_engine: Vec::new(),
         failures: Vec::new(),
@@ -288,6 +296,7 @@ fn record_answers<'a>(
                 pause_until,
             }) => {
                 health.record_completion(id, latency_ms);
+                observer.engine_answered(id, None, Some(Duration::from_millis(latency_ms)));
                 if let Some(until) = pause_until {
                     // The provider asked for a pause: its answer counts,
                     // and the engine is skipped as rate limited until then.
@@ -316,6 +325,11 @@ fn record_answers<'a>(
                 if let Some(latency_ms) = latency_ms {
                     health.record_completion(id, latency_ms);
                 }
+                observer.engine_answered(
+                    id,
+                    Some(failure.class),
+                    latency_ms.map(Duration::from_millis),
+                );
                 health.record_failure(id, failure);
                 settle(probe);
                 answered.partial = true;
@@ -324,6 +338,7 @@ fn record_answers<'a>(
             // A worker failed, not the engine: its circuit hears nothing
             // (a probe is given back when its guard drops).
             Some(EngineAnswer::Lost(class)) => {
+                observer.engine_answered(id, Some(class), None);
                 answered.partial = true;
                 (class, FailureCause::Internal)
             }
@@ -334,6 +349,7 @@ fn record_answers<'a>(
             None => {
                 let class = EngineErrorClass::Timeout;
                 if !gathered.cut_early {
+                    observer.engine_answered(id, Some(class), None);
                     health.record_failure(id, Failure::of(class));
                     settle(probe);
                     answered.partial = true;

@@ -15,8 +15,9 @@ use crate::config::Config;
 use crate::context::Context;
 use crate::error::ToolError;
 use crate::fetch::FetchState;
-use crate::ports::{NetPort, ParsePort};
+use crate::ports::{NetPort, Observer, ParsePort, Unobserved};
 use crate::ratelimit::{Caller, RateLimit};
+use crate::response::EngineState;
 use crate::response::{ToolOutput, ToolResponse};
 use crate::validate;
 
@@ -48,6 +49,18 @@ impl Services {
         parse: Arc<dyn ParsePort>,
         credentials: &HashMap<String, String>,
     ) -> Self {
+        Self::observed(config, net, parse, credentials, Arc::new(Unobserved))
+    }
+
+    /// [`Services::new`], telling `observer` of engine answers, circuit
+    /// changes and cache use as they happen.
+    pub fn observed(
+        config: Arc<Config>,
+        net: Arc<dyn NetPort>,
+        parse: Arc<dyn ParsePort>,
+        credentials: &HashMap<String, String>,
+        observer: Arc<dyn Observer>,
+    ) -> Self {
         if matches!(config.logging.level, LogLevel::Debug | LogLevel::Trace) {
             tracing::warn!(
                 event = "debug_logging",
@@ -58,13 +71,23 @@ impl Services {
             fetch: FetchState::new(&config),
             search_limit: RateLimit::per_minute(config.limits.web_search_per_minute),
             status_limit: RateLimit::per_minute(config.limits.engine_status_per_minute),
-            ctx: Context::new(config, net, parse, credentials),
+            ctx: Context::new(config, net, parse, credentials, observer),
         }
     }
 
     /// The configuration in force.
     pub fn config(&self) -> &Config {
         &self.ctx.config
+    }
+
+    /// Every configured engine's state now, in identifier order: what
+    /// `engine_status` would say, read once (metrics start from it).
+    pub fn engine_states(&self) -> Vec<(String, EngineState)> {
+        crate::status::engine_status(&self.ctx)
+            .engines
+            .into_iter()
+            .map(|report| (report.id, report.state))
+            .collect()
     }
 
     /// The tool definitions for this configuration, in the fixed order.

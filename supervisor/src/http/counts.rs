@@ -62,6 +62,9 @@ impl Counts {
     pub(super) fn add(&self, reason: Reason) {
         let index = Reason::ALL.iter().position(|r| *r == reason).unwrap_or(0);
         let total = self.0[index].fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(metrics) = crate::metrics::get() {
+            metrics.http_refused(reason.as_str());
+        }
         if reason.logged() {
             tracing::info!(
                 event = "http_refused",

@@ -22,6 +22,7 @@ use crate::config::section::{
     fetch::fetch,
     http::http,
     limits::limits,
+    metrics::metrics,
     sandbox::sandbox,
     search::search,
     service::service,
@@ -228,6 +229,10 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
     let http = http(&mut section, p);
     section.finish(p);
 
+    let mut section = top.section(p, "metrics", SecretHint::AuthToken);
+    let metrics = metrics(&mut section, p);
+    section.finish(p);
+
     let mut section = top.section(p, "sandbox", SecretHint::ApiKey);
     let sandbox = sandbox(&mut section, p);
     section.finish(p);
@@ -271,6 +276,7 @@ fn validate(root: &Table, p: &mut Problems) -> Option<Config> {
         status: status?,
         limits: limits?,
         http: http?,
+        metrics: metrics?,
         sandbox: sandbox?,
         cache: cache?,
         scraping: scraping?,

@@ -8,6 +8,7 @@ pub(super) mod engines;
 pub(super) mod fetch;
 pub(super) mod http;
 pub(super) mod limits;
+pub(super) mod metrics;
 pub(super) mod sandbox;
 pub(super) mod search;
 pub(super) mod service;

@@ -790,3 +790,40 @@ fn the_operator_reference_engine_table_matches_each_admission_record() {
         missing.join("\n")
     );
 }
+
+// Verifies: REQ-SEC-018 ([metrics] is off by default; off loopback its listener needs a token by reference, the rule of [http])
+#[test]
+fn metrics_listener_is_off_by_default_and_needs_a_token_off_loopback() {
+    let defaults = load_str("").unwrap();
+    assert_eq!(defaults.metrics.bind, None);
+    assert_eq!(defaults.metrics.auth_token, None);
+    let on = load_str("[metrics]\nbind = \"127.0.0.1:9464\"\n").unwrap();
+    assert_eq!(on.metrics.bind, "127.0.0.1:9464".parse().ok());
+    assert_eq!(
+        problems("[metrics]\nbind = \"0.0.0.0:9464\"\n"),
+        vec!["metrics.bind: a non-loopback bind needs auth_token_env or auth_token_file"]
+    );
+    let with_token =
+        load_str("[metrics]\nbind = \"0.0.0.0:9464\"\nauth_token_env = \"SCRAPE_TOKEN\"\n")
+            .unwrap();
+    assert_eq!(
+        with_token.metrics.auth_token,
+        Some(SecretRef::Env("SCRAPE_TOKEN".to_owned()))
+    );
+    assert!(
+        with_token
+            .credential_keys()
+            .iter()
+            .any(|k| k.key == "metrics.auth_token_env")
+    );
+    assert_eq!(
+        problems("[metrics]\nbind = \"localhost\"\n"),
+        vec!["metrics.bind: expected a socket address such as 127.0.0.1:8808"]
+    );
+    assert_eq!(
+        problems("[metrics]\nauth_token = \"abc\"\n"),
+        vec![
+            "metrics.auth_token: inline secrets are refused; use auth_token_env or auth_token_file"
+        ]
+    );
+}

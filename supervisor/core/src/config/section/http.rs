@@ -4,37 +4,18 @@
 use std::net::SocketAddr;
 
 use crate::config::reader::{Lookup, Problems, Section};
-use crate::config::{HttpConfig, IpBlock};
+use crate::config::{HttpConfig, IpBlock, SecretRef};
 
 /// The default listener: loopback, where no token is needed.
 const DEFAULT_BIND: &str = "127.0.0.1:8808";
 
 pub(in crate::config) fn http(s: &mut Section<'_>, p: &mut Problems) -> Option<HttpConfig> {
-    let bind = match s.string(p, "bind") {
+    let bind = match listener_bind(s, p) {
         Lookup::Absent => DEFAULT_BIND.parse::<SocketAddr>().ok(),
         Lookup::Invalid => None,
-        Lookup::Found(text) => {
-            let bind = text.parse::<SocketAddr>().ok();
-            if bind.is_none() {
-                p.push(
-                    s.key_path("bind"),
-                    "expected a socket address such as 127.0.0.1:8808",
-                );
-            }
-            bind
-        }
+        Lookup::Found(bind) => Some(bind),
     };
-    let auth_token = s.secret_ref(p, "auth_token_env", "auth_token_file");
-    let token_given = !matches!(auth_token, Lookup::Absent);
-    if let Some(bind) = bind
-        && !bind.ip().is_loopback()
-        && !token_given
-    {
-        p.push(
-            s.key_path("bind"),
-            "a non-loopback bind needs auth_token_env or auth_token_file",
-        );
-    }
+    let auth_token = listener_token(s, p, bind);
     let allowed_origins = s.strings(p, "allowed_origins").or(Vec::new());
     let allowed_hosts = s.strings(p, "allowed_hosts").or(Vec::new());
     let trusted_proxies = s.strings(p, "trusted_proxies").or(Vec::new());
@@ -60,6 +41,48 @@ pub(in crate::config) fn http(s: &mut Section<'_>, p: &mut Problems) -> Option<H
         allowed_hosts: owned(allowed_hosts?),
         trusted_proxies: trusted_proxies?,
     })
+}
+
+/// A listener's `bind`: a socket address.
+pub(in crate::config) fn listener_bind(
+    s: &mut Section<'_>,
+    p: &mut Problems,
+) -> Lookup<SocketAddr> {
+    match s.string(p, "bind") {
+        Lookup::Absent => Lookup::Absent,
+        Lookup::Invalid => Lookup::Invalid,
+        Lookup::Found(text) => match text.parse::<SocketAddr>() {
+            Ok(bind) => Lookup::Found(bind),
+            Err(_) => {
+                p.push(
+                    s.key_path("bind"),
+                    "expected a socket address such as 127.0.0.1:8808",
+                );
+                Lookup::Invalid
+            }
+        },
+    }
+}
+
+/// A listener's token reference (`auth_token_env` / `auth_token_file`),
+/// required off loopback: the rule every listener of rypsok follows.
+pub(in crate::config) fn listener_token(
+    s: &mut Section<'_>,
+    p: &mut Problems,
+    bind: Option<SocketAddr>,
+) -> Lookup<SecretRef> {
+    let auth_token = s.secret_ref(p, "auth_token_env", "auth_token_file");
+    let token_given = !matches!(auth_token, Lookup::Absent);
+    if let Some(bind) = bind
+        && !bind.ip().is_loopback()
+        && !token_given
+    {
+        p.push(
+            s.key_path("bind"),
+            "a non-loopback bind needs auth_token_env or auth_token_file",
+        );
+    }
+    auth_token
 }
 
 fn owned(items: Vec<&str>) -> Vec<String> {
