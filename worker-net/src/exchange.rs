@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HOST, HeaderName, HeaderValue,
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName, HeaderValue,
 };
 use http_body_util::Empty;
 use hyper::client::conn::http1;
@@ -55,7 +55,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
-use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body};
+use crate::body::{
+    ACCEPT_ENCODING as ACCEPTED_CODINGS, BodyBound, Coding, content_coding, read_body,
+};
 use crate::connector::connect_judged;
 use crate::resolve::NameResolver;
 
@@ -264,8 +266,12 @@ async fn exchange_within_deadline(
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
     let request = build_request(&target, &req.headers, req.profile)?;
+    let bound = BodyBound {
+        max: req.max_body_bytes,
+        pdf: req.pdf_max_body_bytes,
+    };
     if let Some(proxy) = ctx.proxy_for(req.profile) {
-        return proxy::exchange_via(ctx, proxy, &target, request, req.max_body_bytes).await;
+        return proxy::exchange_via(ctx, proxy, &target, request, bound).await;
     }
     let candidates = judged_candidates(ctx, &target, req.profile).await?;
     let judge = |peer: SocketAddr| {
@@ -294,11 +300,11 @@ async fn exchange_within_deadline(
             }
         };
         let tls = connect_judged(&candidates, per_address, judge, handshake).await?;
-        send_get(tls, request, req.max_body_bytes).await
+        send_get(tls, request, bound).await
     } else {
         let plain = |tcp| std::future::ready(Ok(tcp));
         let tcp = connect_judged(&candidates, per_address, judge, plain).await?;
-        send_get(tcp, request, req.max_body_bytes).await
+        send_get(tcp, request, bound).await
     }
 }
 
@@ -477,11 +483,12 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Sends the request on `io` and reads the response within `max_body_bytes`.
+/// Sends the request on `io` and reads the response within `bound`, by
+/// the kind of body it is.
 pub(crate) async fn send_get<S>(
     io: S,
     request: http::Request<Empty<Bytes>>,
-    max_body_bytes: u64,
+    bound: BodyBound,
 ) -> Result<ExchangeResponse, NetFailure>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -518,7 +525,19 @@ where
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let body = read_body(response.into_body(), coding, declared, max_body_bytes).await?;
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = read_body(
+        response.into_body(),
+        coding,
+        declared,
+        content_type.as_deref(),
+        bound,
+    )
+    .await?;
     Ok(ExchangeResponse {
         status,
         headers,

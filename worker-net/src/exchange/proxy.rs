@@ -35,6 +35,8 @@ use rypsok_proto::limits::CONNECT_TIMEOUT_MS;
 use rypsok_proto::{ExchangeResponse, NetFailure, NetInit, NetProxy, Profile};
 use tokio::net::TcpStream;
 
+use crate::body::BodyBound;
+
 use super::{
     AbortOnDrop, NetContext, Target, TargetHost, judge_one, refused, send_get, server_name,
 };
@@ -53,7 +55,7 @@ pub(crate) async fn exchange_via(
     proxy: &NetProxy,
     target: &Target,
     mut request: http::Request<Empty<Bytes>>,
-    max_body_bytes: u64,
+    bound: BodyBound,
 ) -> Result<ExchangeResponse, NetFailure> {
     judge_destination(&ctx.egress, target)?;
     let candidates = proxy_addresses(ctx, proxy).await?;
@@ -90,7 +92,7 @@ pub(crate) async fn exchange_via(
         let tls = connect_judged(&candidates, per_address, judge, tunnel_then_tls)
             .await
             .map_err(unreachable)?;
-        send_get(tls, request, max_body_bytes).await
+        send_get(tls, request, bound).await
     } else {
         // Absolute form: the proxy reads the destination from the target.
         let absolute = format!("http://{}{}", target.authority, target.path_and_query);
@@ -104,7 +106,7 @@ pub(crate) async fn exchange_via(
         let tcp = connect_judged(&candidates, per_address, judge, plain)
             .await
             .map_err(unreachable)?;
-        let response = send_get(tcp, request, max_body_bytes).await?;
+        let response = send_get(tcp, request, bound).await?;
         // An origin does not answer 407: this is the proxy's.
         if response.status == StatusCode::PROXY_AUTHENTICATION_REQUIRED.as_u16() {
             return Err(NetFailure::ProxyAuth);
