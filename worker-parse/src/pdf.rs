@@ -1,11 +1,13 @@
 //! PDF documents: bytes in, the text in reading order as Markdown out
 //! (REQ-FETCH-002, design §3.2; DECISIONS.md "PDF"; LIM-F15).
 //!
-//! Which bodies are PDFs ([`is_pdf`]), reading one with lopdf under the
-//! LIM-F15 bounds ([`read_pdf`]), and turning each page's text lines into
-//! Markdown (`layout`): paragraphs joined across line breaks, hyphenated
-//! words joined, running headers and footers dropped, a `Page N` line
-//! before each page. Why lopdf: PDF.md beside this crate's manifest.
+//! Which bodies are PDFs ([`is_pdf`]), opening one with lopdf under the
+//! LIM-F15 bounds ([`read_pdf`]), walking each page's content for its
+//! text lines (`text`) within the document's CPU budget (`budget`), and
+//! turning them into Markdown (`layout`): paragraphs joined across line
+//! breaks, hyphenated words joined, running headers and footers dropped, a
+//! `Page N` line before each page. Why lopdf: PDF.md beside this crate's
+//! manifest.
 //!
 //! Only this process reads a PDF: a document that defeats every bound
 //! (memory past LIM-W2, a stack overflow) ends this worker, which the
