@@ -121,10 +121,14 @@ printf '\0\x5d\xb8\xd8\x22\x00\x50' | seed egress_address
 printf '\1\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x7f\x00\x00\x01\x00\x50[::ffff:127.0.0.0]/104' | seed egress_address
 printf '\1\x20\x02\xc0\xa8\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\xbbexample.org:*' | seed egress_address
 
-# PDF documents: the committed test set (tests/data/pdf/PROVENANCE.md),
-# the hostile ones but the largest (libFuzzer's default input bound).
-for f in "$root"/tests/data/pdf/*.pdf; do
-    [ "$(stat -c %s "$f")" -le 262144 ] && seed pdf_read <"$f"
+# PDF documents: the committed test sets (tests/data/pdf/PROVENANCE.md and
+# tests/data/pdf/real/PROVENANCE.md, the real-world hostile files of
+# real/hostile/ among them), all but the largest (libFuzzer's default input
+# bound).
+for f in "$root"/tests/data/pdf/*.pdf "$root"/tests/data/pdf/real/*.pdf "$root"/tests/data/pdf/real/hostile/*.pdf; do
+    if [ "$(stat -c %s "$f")" -le 262144 ]; then
+        seed pdf_read <"$f"
+    fi
 done
 
 # Frames: a length prefix and a short body.

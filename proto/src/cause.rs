@@ -101,7 +101,7 @@ impl From<NetFailure> for FailureCause {
             NetFailure::Tls => Self::Tls,
             NetFailure::Timeout => Self::Timeout,
             NetFailure::InvalidUrl | NetFailure::Protocol => Self::Protocol,
-            NetFailure::TooLarge => Self::Parse,
+            NetFailure::TooLarge | NetFailure::PdfTooLarge => Self::Parse,
             NetFailure::ProxyConnect => Self::ProxyConnect,
             NetFailure::ProxyAuth => Self::ProxyAuth,
             NetFailure::ProxyStatus => Self::ProxyStatus,

@@ -78,8 +78,9 @@ pub const PDF_MAX_CONTENT_BYTES: usize = 192 * 1024 * 1024;
 /// LIM-F15: nesting depth of arrays and dictionaries in a PDF's syntax
 /// (the reader's own bound, checked by our tests); deeper is not read.
 pub const PDF_MAX_DEPTH: usize = 100;
-/// LIM-F15: time spent reading one PDF's pages; past it
-/// `extraction_partial` with the pages read so far.
+/// LIM-F15: CPU time (the reading thread's own clock) spent reading one
+/// PDF's pages, checked between pages and every thousand operators inside
+/// a page; past it `extraction_partial` with the text read so far.
 pub const PDF_MAX_READ_MS: u64 = 5000;
 
 /// LIM-C6: `web_search` calls per minute.

@@ -354,6 +354,14 @@ pub struct ExchangeRequest {
     pub timeout_ms: u64,
     /// Body bound after decompression; reading stops past it.
     pub max_body_bytes: u64,
+    /// The bound instead of `max_body_bytes` for a body that is a PDF:
+    /// declared `application/pdf` (or `application/x-pdf`), or declared as
+    /// a generic binary type (`application/octet-stream`,
+    /// `binary/octet-stream`) or not at all and starting with `%PDF-`.
+    /// worker-net applies the bound of the kind it sees while it streams,
+    /// so an HTML body stops at `max_body_bytes` whatever this is. `None`:
+    /// `max_body_bytes` for every body.
+    pub pdf_max_body_bytes: Option<u64>,
 }
 
 /// Answer of worker-net.
@@ -398,6 +406,8 @@ pub enum NetFailure {
     Timeout,
     /// The body exceeded its bound.
     TooLarge,
+    /// The body, a PDF, exceeded `pdf_max_body_bytes`.
+    PdfTooLarge,
     /// The peer broke HTTP.
     Protocol,
     /// The configured proxy did not accept a connection (`[egress] proxy`).
@@ -420,6 +430,7 @@ impl NetFailure {
             Self::Tls => "tls",
             Self::Timeout => "timeout",
             Self::TooLarge => "too_large",
+            Self::PdfTooLarge => "pdf_too_large",
             Self::Protocol => "protocol",
             Self::ProxyConnect => "proxy_connect",
             Self::ProxyAuth => "proxy_auth",

@@ -131,6 +131,86 @@ fn failure_of(err: &io::Error) -> NetFailure {
     }
 }
 
+/// The bounds of a body (LIM-F3, LIM-F14): `max` for any body, `pdf` for
+/// one that is a PDF ([`ExchangeRequest::pdf_max_body_bytes`]).
+///
+/// [`ExchangeRequest::pdf_max_body_bytes`]: rypsok_proto::ExchangeRequest::pdf_max_body_bytes
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodyBound {
+    pub(crate) max: u64,
+    pub(crate) pdf: Option<u64>,
+}
+
+/// The PDF signature, and how far into a body (after whitespace) it may
+/// start: what worker-parse looks for in a body of a generic type.
+const PDF_SIGNATURE: &[u8] = b"%PDF-";
+const PDF_SIGNATURE_WITHIN: usize = 1024;
+
+/// The bound a body is held to, and the failure past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Applied {
+    /// Known from the headers, or once the first bytes have told.
+    Known(u64, NetFailure),
+    /// A generic binary type, or none: a PDF if it starts with `%PDF-`,
+    /// which its first bytes tell (`pdf`, `other`).
+    Sniff(u64, u64),
+}
+
+impl Applied {
+    /// The bound of a body declared `content_type`.
+    fn of(bound: BodyBound, content_type: Option<&str>) -> Self {
+        let Some(pdf) = bound.pdf else {
+            return Self::Known(bound.max, NetFailure::TooLarge);
+        };
+        let essence = content_type
+            .and_then(|t| t.split(';').next())
+            .map(|t| t.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        match essence.as_str() {
+            "application/pdf" | "application/x-pdf" => Self::Known(pdf, NetFailure::PdfTooLarge),
+            "application/octet-stream" | "binary/octet-stream" | "" => Self::Sniff(pdf, bound.max),
+            _ => Self::Known(bound.max, NetFailure::TooLarge),
+        }
+    }
+
+    /// The largest bound this body may turn out to have.
+    fn largest(self) -> u64 {
+        match self {
+            Self::Known(max, _) => max,
+            Self::Sniff(pdf, other) => pdf.max(other),
+        }
+    }
+
+    /// Settled by the first bytes `head` when they tell, else unchanged.
+    fn settle(self, head: &[u8]) -> Self {
+        let Self::Sniff(pdf, other) = self else {
+            return self;
+        };
+        let start = head.iter().position(|b| !b.is_ascii_whitespace());
+        let is_pdf = match start {
+            Some(i) if i <= PDF_SIGNATURE_WITHIN => {
+                let rest = &head[i..];
+                let n = rest.len().min(PDF_SIGNATURE.len());
+                if rest[..n] != PDF_SIGNATURE[..n] {
+                    Some(false)
+                } else if n == PDF_SIGNATURE.len() {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+            Some(_) => Some(false),
+            None if head.len() > PDF_SIGNATURE_WITHIN => Some(false),
+            None => None,
+        };
+        match is_pdf {
+            Some(true) => Self::Known(pdf, NetFailure::PdfTooLarge),
+            Some(false) => Self::Known(other, NetFailure::TooLarge),
+            None => self,
+        }
+    }
+}
+
 /// Reads `body` as [`read_body_to_end`] does, without saying whether the
 /// wire stream ended.
 #[cfg(test)]
@@ -138,34 +218,47 @@ pub(crate) async fn read_body<B>(
     body: B,
     coding: Coding,
     declared: Option<u64>,
-    max_body_bytes: u64,
+    content_type: Option<&str>,
+    bound: BodyBound,
 ) -> Result<Vec<u8>, NetFailure>
 where
     B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
 {
-    read_body_to_end(body, coding, declared, max_body_bytes)
+    read_body_to_end(body, coding, declared, content_type, bound)
         .await
         .map(|(bytes, _)| bytes)
 }
 
-/// Reads `body`, decoded from `coding`, refusing it once it exceeds
-/// `max_body_bytes` decoded or [`wire_limit`] on the wire. `declared` is the
-/// `Content-Length`, if any: a declared length over the bound is refused
-/// before a byte is read. With the body comes whether its wire stream was
-/// read to its end (a decoder may stop before trailing bytes): only then
-/// may its connection carry another request.
+/// Reads `body`, decoded from `coding`, refusing it once it exceeds its
+/// bound decoded or [`wire_limit`] on the wire. The bound is `bound.max`,
+/// or `bound.pdf` for a PDF: declared so by `content_type`, or declared
+/// as a generic binary type or not at all and starting with `%PDF-`, which
+/// is looked at as the body streams, so that any other body stops at
+/// `bound.max`. `declared` is the `Content-Length`, if any: a declared
+/// length over the largest bound the body may have is refused before a
+/// byte is read. With the body comes whether its wire stream was read to
+/// its end (a decoder may stop before trailing bytes): only then may its
+/// connection carry another request.
 pub(crate) async fn read_body_to_end<B>(
     body: B,
     coding: Coding,
     declared: Option<u64>,
-    max_body_bytes: u64,
+    content_type: Option<&str>,
+    bound: BodyBound,
 ) -> Result<(Vec<u8>, bool), NetFailure>
 where
     B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
 {
-    let wire_max = wire_limit(max_body_bytes);
-    let declared_max = match coding {
-        Coding::Identity => max_body_bytes,
+    let applied = Applied::of(bound, content_type);
+    let wire_max = wire_limit(applied.largest());
+    let declared_max = match (coding, applied) {
+        (Coding::Identity, Applied::Known(max, failure)) => {
+            if declared.is_some_and(|len| len > max) {
+                return Err(failure);
+            }
+            max
+        }
+        (Coding::Identity, Applied::Sniff(..)) => applied.largest(),
         _ => wire_max,
     };
     if declared.is_some_and(|len| len > declared_max) {
@@ -224,18 +317,20 @@ where
         Coding::Identity => declared.unwrap_or(0),
         _ => INITIAL_CAPACITY_MAX,
     };
-    let bytes = read_bounded(decoded, initial, max_body_bytes).await?;
+    let bytes = read_bounded(decoded, initial, applied).await?;
     Ok((bytes, ended.load(Ordering::Acquire)))
 }
 
 /// Reads `reader` to its end in pieces of [`READ_PIECE_BYTES`], failing as
-/// soon as more than `max` bytes have come out of it.
+/// soon as more bytes than its bound have come out of it. A body whose
+/// kind its first bytes tell is held to the largest bound it may have
+/// only until they have come.
 async fn read_bounded(
     mut reader: Pin<Box<dyn AsyncRead + Send>>,
     initial: u64,
-    max: u64,
+    mut applied: Applied,
 ) -> Result<Vec<u8>, NetFailure> {
-    let capacity = initial.min(max).min(INITIAL_CAPACITY_MAX);
+    let capacity = initial.min(applied.largest()).min(INITIAL_CAPACITY_MAX);
     let mut out = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
     let mut piece = vec![0u8; READ_PIECE_BYTES];
     loop {
@@ -244,8 +339,17 @@ async fn read_bounded(
             return Ok(out);
         }
         let needed = out.len() + n;
+        if let Applied::Sniff(..) = applied {
+            let mut head = out[..out.len().min(PDF_SIGNATURE_WITHIN + 8)].to_vec();
+            head.extend_from_slice(&piece[..n.min(PDF_SIGNATURE_WITHIN + 8)]);
+            applied = applied.settle(&head);
+        }
+        let (max, failure) = match applied {
+            Applied::Known(max, failure) => (max, failure),
+            Applied::Sniff(..) => (applied.largest(), NetFailure::TooLarge),
+        };
         if needed as u64 > max {
-            return Err(NetFailure::TooLarge);
+            return Err(failure);
         }
         if needed > out.capacity() {
             // Doubling, but never past the bound: a body just under 5 MiB

@@ -46,7 +46,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT_ENCODING, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, HOST, HeaderName, HeaderValue,
+    ACCEPT_ENCODING, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName,
+    HeaderValue,
 };
 use http_body_util::Empty;
 use hyper::body::Body as _;
@@ -59,7 +60,9 @@ use rypsok_proto::{
 use tokio_rustls::TlsConnector;
 use url::{Host, Position, Url};
 
-use crate::body::{ACCEPT_ENCODING as ACCEPTED_CODINGS, Coding, content_coding, read_body_to_end};
+use crate::body::{
+    ACCEPT_ENCODING as ACCEPTED_CODINGS, BodyBound, Coding, content_coding, read_body_to_end,
+};
 use crate::connector::{QuickAck, connect_judged};
 use crate::pool::{Conn, OriginKey, Pool, http_handshake};
 #[cfg(test)]
@@ -290,6 +293,10 @@ async fn exchange_within_deadline(
 ) -> Result<ExchangeResponse, NetFailure> {
     let target = parse_target(&req.url, req.profile, ctx.agent_http)?;
     let proxy = ctx.proxy_for(req.profile);
+    let bound = BodyBound {
+        max: req.max_body_bytes,
+        pdf: req.pdf_max_body_bytes,
+    };
     let key = OriginKey {
         tls: target.tls,
         host: target.host.key(),
@@ -304,7 +311,7 @@ async fn exchange_within_deadline(
         && let Some(conn) = ready(conn).await
     {
         let request = request_for(proxy, &target, req)?;
-        match send_get(conn, request, req.max_body_bytes).await {
+        match send_get(conn, request, bound).await {
             Sent::Answered { response, reusable } => {
                 return finish(ctx, key, proxy, &target, response, reusable);
             }
@@ -319,7 +326,7 @@ async fn exchange_within_deadline(
         None => connect_direct(ctx, &target, req.profile).await?,
     };
     let request = request_for(proxy, &target, req)?;
-    match send_get(conn, request, req.max_body_bytes).await {
+    match send_get(conn, request, bound).await {
         Sent::Answered { response, reusable } => {
             finish(ctx, key, proxy, &target, response, reusable)
         }
@@ -584,12 +591,12 @@ pub(crate) enum Sent {
     },
 }
 
-/// Sends the request on `conn` and reads the response within
-/// `max_body_bytes`.
+/// Sends the request on `conn` and reads the response within `bound`, by
+/// the kind of body it is.
 pub(crate) async fn send_get(
     mut conn: Conn,
     request: http::Request<Empty<Bytes>>,
-    max_body_bytes: u64,
+    bound: BodyBound,
 ) -> Sent {
     let Ok(response) = conn.sender.send_request(request).await else {
         return Sent::Unsent;
@@ -625,7 +632,19 @@ pub(crate) async fn send_get(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    match read_body_to_end(response.into_body(), coding, declared, max_body_bytes).await {
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let read = read_body_to_end(
+        response.into_body(),
+        coding,
+        declared,
+        content_type.as_deref(),
+        bound,
+    );
+    match read.await {
         Ok((body, ended)) => Sent::Answered {
             response: Ok(ExchangeResponse {
                 status,

@@ -1,21 +1,25 @@
 //! PDF documents: bytes in, the text in reading order as Markdown out
 //! (REQ-FETCH-002, design §3.2; DECISIONS.md "PDF"; LIM-F15).
 //!
-//! Which bodies are PDFs ([`is_pdf`]), reading one with lopdf under the
-//! LIM-F15 bounds ([`read_pdf`]), and turning each page's text lines into
-//! Markdown (`layout`): paragraphs joined across line breaks, hyphenated
-//! words joined, running headers and footers dropped, a `Page N` line
-//! before each page. Why lopdf: PDF.md beside this crate's manifest.
+//! Which bodies are PDFs ([`is_pdf`]), opening one with lopdf under the
+//! LIM-F15 bounds ([`read_pdf`]), walking each page's content for its
+//! text lines (`text`) within the document's CPU budget (`budget`), and
+//! turning them into Markdown (`layout`): paragraphs joined across line
+//! breaks, hyphenated words joined, running headers and footers dropped, a
+//! `Page N` line before each page. Why lopdf: PDF.md beside this crate's
+//! manifest.
 //!
 //! Only this process reads a PDF: a document that defeats every bound
 //! (memory past LIM-W2, a stack overflow) ends this worker, which the
 //! supervisor replaces.
 
+mod budget;
 mod layout;
 #[cfg(test)]
 mod tests;
+mod text;
 
-use std::time::Instant;
+use std::time::Duration;
 
 use lopdf::{Document, LoadOptions, Object};
 use rypsok_proto::Unreadable;
@@ -85,7 +89,13 @@ fn has_signature(body: &[u8]) -> bool {
 
 /// Reads one PDF within the LIM-F15 bounds.
 pub fn read_pdf(body: &[u8]) -> PdfResult {
-    let started = Instant::now();
+    read_pdf_within(body, Duration::from_millis(PDF_MAX_READ_MS))
+}
+
+/// Reads one PDF, its pages within `cpu` of this thread's CPU time
+/// (checked between pages and inside each page's walk).
+fn read_pdf_within(body: &[u8], cpu: Duration) -> PdfResult {
+    let budget = budget::CpuBudget::new(cpu);
     let options = LoadOptions {
         // The empty user password: a document that opens with it is read.
         password: None,
@@ -110,24 +120,22 @@ pub fn read_pdf(body: &[u8]) -> PdfResult {
     let mut partial = pages.len() > PDF_MAX_PAGES;
     let mut content_left = PDF_MAX_CONTENT_BYTES;
     let mut texts = Vec::new();
-    for (&number, &id) in pages.iter().take(PDF_MAX_PAGES) {
-        if started.elapsed().as_millis() > u128::from(PDF_MAX_READ_MS) {
+    for &id in pages.values().take(PDF_MAX_PAGES) {
+        if budget.spent() {
             partial = true;
             break;
         }
         // The page's decompressed content counts against the document's
-        // budget before its text is read.
-        let size = match doc.get_page_content_with_limit(id, content_left.min(PDF_MAX_STREAM_BYTES))
-        {
-            Ok(content) => content.len(),
-            Err(_) => {
-                partial = true;
-                break;
+        // budget; a page past what is left of it is not read.
+        match text::page_text(&doc, id, content_left.min(PDF_MAX_STREAM_BYTES), &budget) {
+            Ok(page) => {
+                content_left = content_left.saturating_sub(page.content_bytes);
+                texts.push(page.text);
+                if page.out_of_time {
+                    partial = true;
+                    break;
+                }
             }
-        };
-        content_left = content_left.saturating_sub(size);
-        match doc.extract_text_with_limit(&[number], PDF_MAX_STREAM_BYTES) {
-            Ok(text) => texts.push(text),
             Err(_) => {
                 partial = true;
                 texts.push(String::new());

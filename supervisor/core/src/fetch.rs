@@ -176,23 +176,24 @@ async fn run(
     call_deadline: Instant,
 ) -> Result<FetchResponse, FetchFailure> {
     let config = &env.ctx.config;
-    // The body's kind is known only from its headers: the exchange reads up
-    // to the larger of the two bounds, and the bound of the kind it turns
-    // out to be is applied below. A body past both is answered with
-    // `max_bytes` (LIM-F3), a bound it is past whatever its kind.
-    let read_bytes = config.fetch.max_bytes.max(config.fetch.pdf_max_bytes);
+    // worker-net holds the body to the bound of its kind (LIM-F3, or
+    // LIM-F14 for a PDF) while it streams: an HTML page stops at
+    // `max_bytes` however large `pdf_max_bytes` is.
     let max_bytes = config.fetch.max_bytes;
+    let pdf_max_bytes = config.fetch.pdf_max_bytes;
     let mut hops = 0u32;
     let response = loop {
         if config.fetch.robots_txt {
             robots::check(env, &target, network_deadline, call_deadline).await?;
         }
-        let response = exchange(env, &target.url, PAGE_ACCEPT, read_bytes, network_deadline)
+        let bounds = (max_bytes, Some(pdf_max_bytes));
+        let response = exchange(env, &target.url, PAGE_ACCEPT, bounds, network_deadline)
             .await
             .map_err(|failure| FetchFailure::Hop {
                 failure,
                 upgraded: target.upgraded,
                 max_bytes,
+                pdf_max_bytes,
             })?;
         let Some(location) = redirect_location(&response) else {
             break response;

@@ -210,7 +210,9 @@ impl Services {
                     NetFailure::Connect => ProbeFailure::Connect,
                     NetFailure::Tls => ProbeFailure::Tls,
                     NetFailure::Timeout => ProbeFailure::Timeout,
-                    NetFailure::TooLarge | NetFailure::Protocol => ProbeFailure::Protocol,
+                    NetFailure::TooLarge | NetFailure::PdfTooLarge | NetFailure::Protocol => {
+                        ProbeFailure::Protocol
+                    }
                     NetFailure::ProxyConnect => ProbeFailure::ProxyConnect,
                     NetFailure::ProxyAuth => ProbeFailure::ProxyAuth,
                     NetFailure::ProxyStatus => ProbeFailure::ProxyStatus,

@@ -90,6 +90,7 @@ fn exchange() -> NetRequest {
         profile: Profile::Engine,
         timeout_ms: 1000,
         max_body_bytes: 1024,
+        pdf_max_body_bytes: None,
     })
 }
 

@@ -43,9 +43,15 @@ async fn every_offered_coding_decodes_whatever_the_chunking() {
     for coding in TestCoding::ALL {
         let encoded = encode(coding, &text).await;
         for chunk in [1, 7, 1000, 64 * 1024] {
-            let got = read_body(chunked(&encoded, chunk), coding_of(coding), None, 1 << 20)
-                .await
-                .unwrap_or_else(|f| panic!("{coding:?} in chunks of {chunk}: {f:?}"));
+            let got = read_body(
+                chunked(&encoded, chunk),
+                coding_of(coding),
+                None,
+                None,
+                fixed(1 << 20),
+            )
+            .await
+            .unwrap_or_else(|f| panic!("{coding:?} in chunks of {chunk}: {f:?}"));
             assert!(got == text, "{coding:?} in chunks of {chunk}");
         }
     }
@@ -60,9 +66,23 @@ async fn the_bound_counts_decoded_bytes_in_every_coding() {
     for coding in TestCoding::ALL {
         let encoded = encode(coding, &text).await;
         let max = text.len() as u64;
-        let at = read_body(chunked(&encoded, 4096), coding_of(coding), None, max).await;
+        let at = read_body(
+            chunked(&encoded, 4096),
+            coding_of(coding),
+            None,
+            None,
+            fixed(max),
+        )
+        .await;
         assert_eq!(at.map(|b| b.len()), Ok(text.len()), "{coding:?}");
-        let below = read_body(chunked(&encoded, 4096), coding_of(coding), None, max - 1).await;
+        let below = read_body(
+            chunked(&encoded, 4096),
+            coding_of(coding),
+            None,
+            None,
+            fixed(max - 1),
+        )
+        .await;
         assert_eq!(below.err(), Some(NetFailure::TooLarge), "{coding:?}");
     }
 }
@@ -83,7 +103,8 @@ async fn a_bomb_in_any_coding_stops_at_the_bound() {
             chunked(&encoded, 16 * 1024),
             coding_of(coding),
             None,
-            1 << 20,
+            None,
+            fixed(1 << 20),
         )
         .await;
         assert_eq!(got.err(), Some(NetFailure::TooLarge), "{coding:?}");
@@ -98,7 +119,7 @@ async fn a_bomb_in_any_coding_stops_at_the_bound() {
         counter.fetch_add(chunk.len(), Ordering::SeqCst);
         Ok::<_, Infallible>(Frame::data(chunk))
     }));
-    let got = read_body(body, Coding::Gzip, None, 1 << 20).await;
+    let got = read_body(body, Coding::Gzip, None, None, fixed(1 << 20)).await;
     assert_eq!(got.err(), Some(NetFailure::TooLarge));
     let pulled = pulled.load(Ordering::SeqCst);
     assert!(
@@ -120,7 +141,14 @@ async fn compressed_bytes_that_decode_to_nothing_are_bounded_on_the_wire() {
         stream.extend_from_slice(&[0x00, 0x00, 0x00, 0xff, 0xff]);
     }
     stream.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
-    let got = read_body(chunked(&stream, 4096), Coding::Deflate, None, max).await;
+    let got = read_body(
+        chunked(&stream, 4096),
+        Coding::Deflate,
+        None,
+        None,
+        fixed(max),
+    )
+    .await;
     assert_eq!(got.err(), Some(NetFailure::TooLarge));
 
     // The same stream within the wire bound decodes to an empty body.
@@ -129,7 +157,14 @@ async fn compressed_bytes_that_decode_to_nothing_are_bounded_on_the_wire() {
         [0x01, 0x00, 0x00, 0xff, 0xff],
     ]
     .concat();
-    let got = read_body(chunked(&short, 4096), Coding::Deflate, None, max).await;
+    let got = read_body(
+        chunked(&short, 4096),
+        Coding::Deflate,
+        None,
+        None,
+        fixed(max),
+    )
+    .await;
     assert_eq!(got, Ok(Vec::new()));
 }
 
@@ -137,19 +172,27 @@ async fn compressed_bytes_that_decode_to_nothing_are_bounded_on_the_wire() {
 #[tokio::test]
 async fn a_declared_length_over_the_bound_is_refused_before_reading() {
     let body = chunked(b"short", 5);
-    let got = read_body(body, Coding::Identity, Some(1025), 1024).await;
+    let got = read_body(body, Coding::Identity, Some(1025), None, fixed(1024)).await;
     assert_eq!(got.err(), Some(NetFailure::TooLarge));
     // Under a coding, the declared length is on the wire: bounded by the
     // wire bound, not by the decoded one.
     let encoded = encode(TestCoding::Gzip, b"short").await;
     let declared = Some(encoded.len() as u64);
-    let got = read_body(chunked(&encoded, 5), Coding::Gzip, declared, 1024).await;
+    let got = read_body(
+        chunked(&encoded, 5),
+        Coding::Gzip,
+        declared,
+        None,
+        fixed(1024),
+    )
+    .await;
     assert_eq!(got, Ok(b"short".to_vec()));
     let got = read_body(
         chunked(&encoded, 5),
         Coding::Gzip,
         Some(wire_limit(1024) + 1),
-        1024,
+        None,
+        fixed(1024),
     )
     .await;
     assert_eq!(got.err(), Some(NetFailure::TooLarge));
@@ -166,14 +209,28 @@ async fn data_that_does_not_decode_is_a_protocol_failure_never_a_body() {
         let encoded = encode(coding, &text).await;
         // Cut short: the stream never ends.
         let truncated = &encoded[..encoded.len() / 2];
-        let got = read_body(chunked(truncated, 100), coding_of(coding), None, 1 << 20).await;
+        let got = read_body(
+            chunked(truncated, 100),
+            coding_of(coding),
+            None,
+            None,
+            fixed(1 << 20),
+        )
+        .await;
         assert_eq!(
             got.err(),
             Some(NetFailure::Protocol),
             "{coding:?} truncated"
         );
         // Plain text labelled with the coding.
-        let got = read_body(chunked(&text, 100), coding_of(coding), None, 1 << 20).await;
+        let got = read_body(
+            chunked(&text, 100),
+            coding_of(coding),
+            None,
+            None,
+            fixed(1 << 20),
+        )
+        .await;
         assert_eq!(
             got.err(),
             Some(NetFailure::Protocol),
@@ -186,7 +243,7 @@ async fn data_that_does_not_decode_is_a_protocol_failure_never_a_body() {
 #[tokio::test]
 async fn an_empty_body_needs_no_decoding() {
     for coding in [Coding::Gzip, Coding::Deflate, Coding::Brotli, Coding::Zstd] {
-        let got = read_body(chunked(b"", 1), coding, Some(0), 1024).await;
+        let got = read_body(chunked(b"", 1), coding, Some(0), None, fixed(1024)).await;
         assert_eq!(got, Ok(Vec::new()), "{coding:?}");
     }
 }
@@ -207,10 +264,24 @@ async fn a_zstd_frame_asking_for_a_window_over_8_mib_is_refused() {
         }
     };
     let within = encode_with_window(ZSTD_WINDOW_LOG_MAX).await;
-    let got = read_body(chunked(&within, 4096), Coding::Zstd, None, 1 << 20).await;
+    let got = read_body(
+        chunked(&within, 4096),
+        Coding::Zstd,
+        None,
+        None,
+        fixed(1 << 20),
+    )
+    .await;
     assert_eq!(got, Ok(text.clone()));
     let beyond = encode_with_window(27).await;
-    let got = read_body(chunked(&beyond, 4096), Coding::Zstd, None, 1 << 20).await;
+    let got = read_body(
+        chunked(&beyond, 4096),
+        Coding::Zstd,
+        None,
+        None,
+        fixed(1 << 20),
+    )
+    .await;
     assert_eq!(got.err(), Some(NetFailure::Protocol));
 }
 
@@ -260,9 +331,15 @@ async fn a_body_near_its_bound_holds_no_more_memory_than_the_bound() {
     let max = text.len() as u64 + 10;
     for coding in [TestCoding::Identity, TestCoding::Gzip] {
         let encoded = encode(coding, &text).await;
-        let got = read_body(chunked(&encoded, 1000), coding_of(coding), None, max)
-            .await
-            .unwrap();
+        let got = read_body(
+            chunked(&encoded, 1000),
+            coding_of(coding),
+            None,
+            None,
+            fixed(max),
+        )
+        .await
+        .unwrap();
         assert!(got == text, "{coding:?}");
         assert!(
             got.capacity() as u64 <= max,
@@ -270,4 +347,116 @@ async fn a_body_near_its_bound_holds_no_more_memory_than_the_bound() {
             got.capacity()
         );
     }
+}
+
+/// One bound for every body, as engine answers and robots.txt have.
+fn fixed(max: u64) -> BodyBound {
+    BodyBound { max, pdf: None }
+}
+
+/// The page bound (LIM-F3) at 64 KiB and the PDF bound (LIM-F14) at 1 MiB.
+const BY_KIND: BodyBound = BodyBound {
+    max: 64 * 1024,
+    pdf: Some(1 << 20),
+};
+
+// Verifies: REQ-PAGE-003, REQ-SEC-010 (LIM-F3 and LIM-F14: the bound of the body's kind, applied while it streams)
+#[tokio::test]
+async fn a_body_is_held_to_the_bound_of_its_kind_while_it_streams() {
+    // 200 KiB: past the page bound, within the PDF bound.
+    let html = format!(
+        "<html><body>{}</body></html>",
+        "<p>words</p>".repeat(17_000)
+    );
+    let pdf = format!("%PDF-1.7\n{}", "x".repeat(200 * 1024));
+    for coding in [TestCoding::Identity, TestCoding::Gzip] {
+        let html = encode(coding, html.as_bytes()).await;
+        let pdf = encode(coding, pdf.as_bytes()).await;
+        let c = coding_of(coding);
+        // An HTML page stops at the page bound, whatever it is served as.
+        for ty in [
+            Some("text/html; charset=utf-8"),
+            Some("application/octet-stream"),
+            None,
+        ] {
+            let got = read_body(chunked(&html, 4096), c, None, ty, BY_KIND).await;
+            assert_eq!(got.err(), Some(NetFailure::TooLarge), "{coding:?} {ty:?}");
+        }
+        // A PDF, declared so or known by its first bytes, has the larger one.
+        for ty in [Some("application/pdf"), Some("Binary/Octet-Stream"), None] {
+            let got = read_body(chunked(&pdf, 4096), c, None, ty, BY_KIND).await;
+            assert_eq!(
+                got.map(|b| b.len()),
+                Ok(200 * 1024 + 9),
+                "{coding:?} {ty:?}"
+            );
+        }
+        // The same PDF bytes under a text type are held to the page bound.
+        let got = read_body(chunked(&pdf, 4096), c, None, Some("text/plain"), BY_KIND).await;
+        assert_eq!(got.err(), Some(NetFailure::TooLarge), "{coding:?}");
+    }
+    // The signature arriving a byte at a time, after whitespace.
+    let late = format!("\r\n  %PDF-1.4\n{}", "x".repeat(100 * 1024));
+    let got = read_body(
+        chunked(late.as_bytes(), 1),
+        Coding::Identity,
+        None,
+        None,
+        BY_KIND,
+    )
+    .await;
+    assert_eq!(got.map(|b| b.len()), Ok(late.len()));
+    // Past the PDF bound: the PDF's own failure, so its bound is reported.
+    let huge = format!("%PDF-1.7\n{}", "x".repeat(1 << 20));
+    for ty in [Some("application/pdf"), None] {
+        let got = read_body(
+            chunked(huge.as_bytes(), 4096),
+            Coding::Identity,
+            None,
+            ty,
+            BY_KIND,
+        )
+        .await;
+        assert_eq!(got.err(), Some(NetFailure::PdfTooLarge), "{ty:?}");
+    }
+    // A declared length past the page bound is refused before a byte is
+    // read for an HTML page, not for a PDF within its bound.
+    let declared = Some(100 * 1024);
+    let got = read_body(
+        chunked(b"<html>", 6),
+        Coding::Identity,
+        declared,
+        Some("text/html"),
+        BY_KIND,
+    )
+    .await;
+    assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    let got = read_body(
+        chunked(b"%PDF-", 5),
+        Coding::Identity,
+        declared,
+        Some("application/pdf"),
+        BY_KIND,
+    )
+    .await;
+    assert_eq!(got, Ok(b"%PDF-".to_vec()));
+}
+
+// Verifies: REQ-SEC-010 (LIM-F3: an HTML body is not downloaded past the page bound when the PDF bound is larger)
+#[tokio::test]
+async fn an_html_body_stops_being_read_at_the_page_bound() {
+    // Counts the chunks taken from the wire: reading stops within a piece
+    // of the page bound, far below the PDF bound.
+    let taken = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&taken);
+    let chunks: Vec<Result<Frame<Bytes>, Infallible>> = (0..256)
+        .map(|_| Ok(Frame::data(Bytes::from(vec![b'a'; 4096]))))
+        .collect();
+    let body = StreamBody::new(futures_util::stream::iter(chunks).inspect(move |_| {
+        count.fetch_add(1, Ordering::SeqCst);
+    }));
+    let got = read_body(body, Coding::Identity, None, Some("text/html"), BY_KIND).await;
+    assert_eq!(got.err(), Some(NetFailure::TooLarge));
+    let read = taken.load(Ordering::SeqCst) * 4096;
+    assert!(read <= 64 * 1024 + 2 * 16 * 1024, "{read} bytes read");
 }

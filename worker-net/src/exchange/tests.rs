@@ -211,6 +211,7 @@ fn request(url: String, profile: Profile) -> ExchangeRequest {
         profile,
         timeout_ms: 5_000,
         max_body_bytes: 64 * 1024,
+        pdf_max_body_bytes: None,
     }
 }
 
@@ -702,6 +703,7 @@ async fn an_agent_http_url_goes_out_only_when_the_operator_allowed_http() {
 fn agent_request(url: String) -> ExchangeRequest {
     ExchangeRequest {
         max_body_bytes: rypsok_proto::limits::FETCH_MAX_BYTES,
+        pdf_max_body_bytes: None,
         timeout_ms: 10_000,
         ..request(url, Profile::Agent)
     }
@@ -1037,6 +1039,7 @@ async fn a_redirect_is_returned_whatever_its_body() {
             let url = format!("http://127.0.0.1:{}/", server.port());
             let req = ExchangeRequest {
                 max_body_bytes: 1024,
+                pdf_max_body_bytes: None,
                 ..agent_request(url)
             };
             let resp = exchange(&agent_context(), req).await.unwrap();

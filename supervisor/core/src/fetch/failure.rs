@@ -22,11 +22,14 @@ pub(super) enum FetchFailure {
     /// The call's deadline (LIM-F5) passed.
     CallDeadline,
     /// A hop for the page produced no response. `upgraded`: the URL was
-    /// an http one retried over https; `max_bytes`: the page's bound.
+    /// an http one retried over https; `max_bytes`: the page's bound,
+    /// `pdf_max_bytes` a PDF's (worker-net applies the one of the body's
+    /// kind while it streams).
     Hop {
         failure: HopFailure,
         upgraded: bool,
         max_bytes: u64,
+        pdf_max_bytes: u64,
     },
     /// A redirect location that does not resolve against the page: a
     /// broken site, not a policy matter.
@@ -99,9 +102,15 @@ impl From<FetchFailure> for ToolError {
             | FetchFailure::PageReader(PortError::Timeout)
             | FetchFailure::RobotsReader(PortError::Timeout) => Self::fetch_deadline(),
             FetchFailure::Hop {
+                failure: HopFailure::Net(NetFailure::PdfTooLarge),
+                pdf_max_bytes,
+                ..
+            } => Self::too_large(pdf_max_bytes),
+            FetchFailure::Hop {
                 failure,
                 upgraded,
                 max_bytes,
+                ..
             } => hop_error(failure, upgraded, max_bytes),
             FetchFailure::UnresolvableLocation
             | FetchFailure::TooManyRedirects
@@ -131,7 +140,10 @@ impl From<FetchFailure> for ToolError {
             // §2.3.1.4, §2.5), failing closed.
             FetchFailure::RobotsDisallow
             | FetchFailure::RobotsHop {
-                failure: HopFailure::Net(NetFailure::Protocol | NetFailure::TooLarge),
+                failure:
+                    HopFailure::Net(
+                        NetFailure::Protocol | NetFailure::TooLarge | NetFailure::PdfTooLarge,
+                    ),
                 ..
             } => Self::denied_robots_txt(),
             FetchFailure::RobotsUrl => Self::denied_egress(Refused::UrlForm),
@@ -153,7 +165,9 @@ fn hop_error(failure: HopFailure, upgraded: bool, max_bytes: u64) -> ToolError {
             ToolError::denied_upgrade_failed()
         }
         HopFailure::Net(NetFailure::InvalidUrl) => ToolError::denied_scheme(),
-        HopFailure::Net(NetFailure::TooLarge) => ToolError::too_large(max_bytes),
+        HopFailure::Net(NetFailure::TooLarge | NetFailure::PdfTooLarge) => {
+            ToolError::too_large(max_bytes)
+        }
         HopFailure::Net(NetFailure::Timeout)
         | HopFailure::Port(PortError::Timeout)
         | HopFailure::BudgetSpent => ToolError::fetch_deadline(),

@@ -20,12 +20,13 @@ pub(super) enum HopFailure {
 }
 
 /// One GET through worker-net under the agent profile, within what is left
-/// of LIM-F4.
+/// of LIM-F4, its body bounded to `max_bytes`, or to `pdf_max_bytes` when
+/// it is a PDF.
 pub(super) async fn exchange(
     env: Env<'_>,
     url: &Url,
     accept: &str,
-    max_bytes: u64,
+    (max_bytes, pdf_max_bytes): (u64, Option<u64>),
     network_deadline: Instant,
 ) -> Result<ExchangeResponse, HopFailure> {
     let left = network_deadline
@@ -46,6 +47,7 @@ pub(super) async fn exchange(
         profile: Profile::Agent,
         timeout_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
         max_body_bytes: max_bytes,
+        pdf_max_body_bytes: pdf_max_bytes,
     };
     match env.ctx.net.exchange(request, network_deadline).await {
         Ok(response) => Ok(response),

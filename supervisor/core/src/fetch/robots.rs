@@ -144,30 +144,31 @@ async fn rules_for(
         .map_err(|_| FetchFailure::RobotsUrl)?;
     let mut upgraded = target.upgraded;
     for _ in 0..=ROBOTS_REDIRECTS {
-        let response = match exchange(env, &url, "text/plain", max_bytes, network_deadline).await {
-            Ok(response) => response,
-            // A file past LIM-F13. RFC 9309 §2.5 would have us read its
-            // first 500 KiB, but worker-net fails a body past its bound
-            // rather than truncating it, and a truncation flag would
-            // widen the pipe protocol and worker-net for a rare case.
-            // So the file counts as unreadable (everything disallowed,
-            // failing closed), and that verdict is kept like rules are,
-            // so that such a file is not downloaded again on every call.
-            Err(HopFailure::Net(NetFailure::TooLarge)) => {
-                let rules = Arc::new(RobotsRules {
-                    rules: vec![RobotsRule {
-                        allow: false,
-                        pattern: "/".to_owned(),
-                    }],
-                });
-                cache.put(key, Arc::clone(&rules));
-                return Ok(rules);
-            }
-            // Otherwise not kept: a broken answer (unreadable, so
-            // everything is disallowed) or a site that cannot be reached is
-            // asked again next time.
-            Err(failure) => return Err(FetchFailure::RobotsHop { failure, upgraded }),
-        };
+        let response =
+            match exchange(env, &url, "text/plain", (max_bytes, None), network_deadline).await {
+                Ok(response) => response,
+                // A file past LIM-F13. RFC 9309 §2.5 would have us read its
+                // first 500 KiB, but worker-net fails a body past its bound
+                // rather than truncating it, and a truncation flag would
+                // widen the pipe protocol and worker-net for a rare case.
+                // So the file counts as unreadable (everything disallowed,
+                // failing closed), and that verdict is kept like rules are,
+                // so that such a file is not downloaded again on every call.
+                Err(HopFailure::Net(NetFailure::TooLarge)) => {
+                    let rules = Arc::new(RobotsRules {
+                        rules: vec![RobotsRule {
+                            allow: false,
+                            pattern: "/".to_owned(),
+                        }],
+                    });
+                    cache.put(key, Arc::clone(&rules));
+                    return Ok(rules);
+                }
+                // Otherwise not kept: a broken answer (unreadable, so
+                // everything is disallowed) or a site that cannot be reached is
+                // asked again next time.
+                Err(failure) => return Err(FetchFailure::RobotsHop { failure, upgraded }),
+            };
         match status_verdict(response.status, redirect_location(&response)) {
             Verdict::Follow(location) => {
                 let next = url.join(location).ok().and_then(|next| {

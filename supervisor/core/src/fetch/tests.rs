@@ -126,7 +126,13 @@ impl NetPort for FakeNet {
                 }
                 sleep(route.delay).await;
             }
-            if route.body.len() as u64 > request.max_body_bytes {
+            // worker-net's bound by kind is its own tests' matter: here
+            // any body is read up to the larger bound, and the fetch's own
+            // check by declared type applies.
+            let bound = request
+                .max_body_bytes
+                .max(request.pdf_max_body_bytes.unwrap_or(0));
+            if route.body.len() as u64 > bound {
                 return Err(NetFailure::TooLarge.into());
             }
             Ok(ExchangeResponse {

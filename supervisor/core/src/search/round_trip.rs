@@ -196,6 +196,7 @@ pub(crate) fn engine_exchange(
         profile,
         timeout_ms: u64::try_from(network_time.as_millis()).unwrap_or(u64::MAX),
         max_body_bytes: ENGINE_MAX_BYTES,
+        pdf_max_body_bytes: None,
     };
     (exchange, built.base_url)
 }
@@ -253,7 +254,7 @@ fn classify_net(failure: NetFailure) -> EngineErrorClass {
     match failure {
         NetFailure::Timeout => EngineErrorClass::Timeout,
         // An answer past the driver's bound is not an answer the driver can read.
-        NetFailure::TooLarge => EngineErrorClass::ParseFailure,
+        NetFailure::TooLarge | NetFailure::PdfTooLarge => EngineErrorClass::ParseFailure,
         NetFailure::InvalidUrl
         | NetFailure::Resolve
         | NetFailure::Refused(_)

@@ -69,6 +69,7 @@ fn request(url: &str, profile: Profile) -> ExchangeRequest {
         profile,
         timeout_ms: 5_000,
         max_body_bytes: 64 * 1024,
+        pdf_max_body_bytes: None,
     }
 }
 

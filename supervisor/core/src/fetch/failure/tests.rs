@@ -17,6 +17,7 @@ fn every_hop_failure() -> Vec<HopFailure> {
         HopFailure::Net(NetFailure::Tls),
         HopFailure::Net(NetFailure::Timeout),
         HopFailure::Net(NetFailure::TooLarge),
+        HopFailure::Net(NetFailure::PdfTooLarge),
         HopFailure::Net(NetFailure::Protocol),
         HopFailure::Net(NetFailure::ProxyConnect),
         HopFailure::Net(NetFailure::ProxyAuth),
@@ -32,12 +33,14 @@ fn every_hop_failure() -> Vec<HopFailure> {
 /// robots.txt, as `kind:reason`.
 fn hop_answer(failure: HopFailure, upgraded: bool, robots: bool) -> &'static str {
     match failure {
-        HopFailure::Net(NetFailure::Protocol | NetFailure::TooLarge) if robots => {
+        HopFailure::Net(NetFailure::Protocol | NetFailure::TooLarge | NetFailure::PdfTooLarge)
+            if robots =>
+        {
             "denied:robots_txt"
         }
         HopFailure::Net(NetFailure::Connect | NetFailure::Tls) if upgraded => "denied:scheme",
         HopFailure::Net(NetFailure::InvalidUrl) => "denied:scheme",
-        HopFailure::Net(NetFailure::TooLarge) => "too_large:",
+        HopFailure::Net(NetFailure::TooLarge | NetFailure::PdfTooLarge) => "too_large:",
         HopFailure::Net(NetFailure::Timeout)
         | HopFailure::Port(PortError::Timeout)
         | HopFailure::BudgetSpent => "unavailable:deadline",
@@ -153,6 +156,7 @@ fn classifies_every_fetch_failure() {
                 failure,
                 upgraded,
                 max_bytes: 1000,
+                pdf_max_bytes: 2000,
             };
             assert_eq!(
                 answer(page),
@@ -178,6 +182,15 @@ fn a_redirect_the_policy_cannot_read_is_refused_as_a_url_form() {
         failure: HopFailure::Net(NetFailure::TooLarge),
         upgraded: false,
         max_bytes: 1234,
+        pdf_max_bytes: 5678,
     });
     assert_eq!(too_large, ToolError::too_large(1234));
+    // A PDF past its own bound, which worker-net applied, reports that one.
+    let pdf_too_large = ToolError::from(FetchFailure::Hop {
+        failure: HopFailure::Net(NetFailure::PdfTooLarge),
+        upgraded: false,
+        max_bytes: 1234,
+        pdf_max_bytes: 5678,
+    });
+    assert_eq!(pdf_too_large, ToolError::too_large(5678));
 }
