@@ -12,7 +12,9 @@
 #   python3 tests/bench/instruction_train.py CORPUS_TSV PAGE_SETS_DIR \
 #       supervisor/core/src/instruction/model.bin
 # and the recorded size, hash and example scores in
-# supervisor/core/src/instruction/tests.rs updated from its output.
+# supervisor/core/src/instruction/tests.rs updated from its output. Ways of
+# training are compared on folds of the tuning half only, with
+#   python3 tests/bench/instruction_cv.py CORPUS_TSV PAGE_SETS_DIR [--hard-negatives N]
 set -eu
 cd "$(dirname "$0")/../.."
 exec cargo run --quiet --release -p rypsok-core --features measure --example instruction_eval -- "$@"
