@@ -48,9 +48,10 @@ target/release/examples/bench_extract "$bench" "$out" "${sets[@]}" | tee "$out/r
 
 py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
-    echo "== anchors (plain text, CPU time; trafilatura median of 5 passes, readability one)"
+    passes=${TRAFILATURA_PASSES:-5}
+    echo "== anchors (plain text, CPU time; trafilatura median of $passes passes, readability one)"
     "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" | tee "$out/trafilatura-speed.txt"
-    echo "== speed ratio (MB/s, rypsok / trafilatura, each the median of five passes)"
+    echo "== speed ratio (MB/s, rypsok median of 5 passes / trafilatura median of $passes)"
     for set in "${sets[@]}"; do
         set=$(basename "$set")
         r=$(grep "^$set:" "$out/rypsok-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1 || true)

@@ -155,14 +155,14 @@ def count_catastrophic(name, truth, raw, docs, out):
 
 def print_directions(scores, directions):
     print("== cross-corpus F1 (tuned on one corpus, measured on the other; --strip-md)")
-    print(f"   {'direction':<36} {'system':<12} {'tuned on':>9} {'measured':>9}")
+    print(f"   {'direction':<40} {'system':<12} {'tuned on':>9} {'measured':>9}")
     for tuned, measured in directions:
         for system, _ in SYSTEMS:
             if (measured, system) not in scores:
                 continue
             t = scores.get((tuned, system))
             t_text = f"{t:9.3f}" if t is not None else f"{'-':>9}"
-            print(f"   {tuned + ' -> ' + measured:<36} {system:<12} {t_text} "
+            print(f"   {tuned + ' -> ' + measured:<40} {system:<12} {t_text} "
                   f"{scores[(measured, system)]:9.3f}")
 
 
