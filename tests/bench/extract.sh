@@ -5,13 +5,17 @@
 # Python with trafilatura (and readability-lxml) is available, the anchors
 # on the same pages in the same run.
 #
-# Usage: tests/bench/extract.sh [--cross] BENCH_DIR [OUT_DIR]
+# Usage: tests/bench/extract.sh [--cross [--third SET_DIR]] BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
 #   --cross also scores across corpora (score_cross.py): each direction's
 #   held-out corpus (tuned on wcxb-dev/, measured on articles/, and the
 #   other way round) beside the anchors of the same run, and the
 #   catastrophic pages per corpus and half with their failure classes.
 #   The anchors then run on every set, which takes a few minutes.
+#   --third SET_DIR adds a third corpus in the same layout (one made by
+#   readability_pages.py from Mozilla Readability's own test pages), read,
+#   scored and counted like the others and measured held out from both
+#   development corpora.
 #   TRAFILATURA_PYTHON (default target/bench-venv/bin/python) is the
 #   interpreter to time the anchors with; set it up once with
 #     python3 -m venv target/bench-venv
@@ -19,25 +23,37 @@
 #     target/bench-venv/bin/pip install readability-lxml
 set -euo pipefail
 cross=
+third=()
 if [ "${1:-}" = --cross ]; then
     cross=1
     shift
+    if [ "${1:-}" = --third ]; then
+        third=("$(cd "$2" && pwd)")
+        shift 2
+    fi
 fi
 bench=$(cd "$1" && pwd)
 out=${2:-target/bench-extract}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
+sets=()
+for set in articles mixed wcxb-dev; do
+    [ -f "$bench/$set/ground-truth.json" ] && sets+=("$set")
+done
+sets+=("${third[@]}")
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
 echo "== rypsok (Markdown, CPU time, median of 5 passes)"
-target/release/examples/bench_extract "$bench" "$out" | tee "$out/rypsok-speed.txt"
+target/release/examples/bench_extract "$bench" "$out" "${sets[@]}" | tee "$out/rypsok-speed.txt"
 
 py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
-    echo "== anchors (plain text, CPU time; trafilatura median of 5 passes, readability one)"
-    "$py" "$here/trafilatura_speed.py" "$bench" "$out" | tee "$out/trafilatura-speed.txt"
-    echo "== speed ratio (MB/s, rypsok / trafilatura, each the median of five passes)"
-    for set in articles mixed wcxb-dev; do
+    passes=${TRAFILATURA_PASSES:-5}
+    echo "== anchors (plain text, CPU time; trafilatura median of $passes passes, readability one)"
+    "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" | tee "$out/trafilatura-speed.txt"
+    echo "== speed ratio (MB/s, rypsok median of 5 passes / trafilatura median of $passes)"
+    for set in "${sets[@]}"; do
+        set=$(basename "$set")
         r=$(grep "^$set:" "$out/rypsok-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1 || true)
         t=$(grep "^$set:" "$out/trafilatura-speed.txt" | grep -o '[0-9.]* MB/s' | cut -d' ' -f1 || true)
         [ -n "$r" ] && [ -n "$t" ] || continue
@@ -48,7 +64,7 @@ else
     rm -f "$out"/trafilatura-*.json "$out"/readability-*.json
 fi
 
-python3 "$here/score_halves.py" "$bench" "$out"
+python3 "$here/score_halves.py" "$bench" "$out" "${third[@]}"
 if [ -n "$cross" ]; then
-    python3 "$here/score_cross.py" "$bench" "$out"
+    python3 "$here/score_cross.py" "$bench" "$out" "${third[@]}"
 fi

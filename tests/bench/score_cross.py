@@ -2,7 +2,7 @@
 """Scores the extraction benchmark across corpora, and counts catastrophic
 pages, so that a rule is judged on pages it was not chosen with.
 
-Usage: score_cross.py BENCH_DIR OUT_DIR
+Usage: score_cross.py BENCH_DIR OUT_DIR [SET_DIR]
 
 Cross-corpus: a rule is chosen and tuned on one corpus and measured on
 another that no rule was looked at with. Two directions: tuned on
@@ -11,7 +11,10 @@ wcxb-dev/. For each direction the held-out corpus's F1 is printed for
 rypsok, trafilatura and readability (predictions of the same run, in
 OUT_DIR as score_halves.py reads them), with the corpus's own metric
 (shingles for articles/, WCXB word F1 for wcxb-dev/, --strip-md), beside
-the tuning corpus's F1, which is what was watched while tuning. The halves
+the tuning corpus's F1, which is what was watched while tuning. SET_DIR,
+when given, is a third corpus (same layout, named by its folder, scored
+with the article shingles) that no rule was chosen with: it is measured
+held out from both development corpora at once. The halves
 of score_halves.py remain the second check; their catastrophic counts are
 printed here too.
 
@@ -26,12 +29,11 @@ corpus being tuned on.
 """
 import json
 import re
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from score_halves import half, load_evaluate  # noqa: E402  (one split, one scorer)
+from score_halves import half, load_evaluate, page_sets, wcxb_metric  # noqa: E402
 
 SYSTEMS = (("rypsok", "{set}.json"), ("trafilatura", "trafilatura-{set}.json"),
            ("readability", "readability-{set}.json"))
@@ -89,28 +91,26 @@ def failure_class(markdown: str, precision: float) -> str:
     return "other-text"
 
 
-def per_page(ev, name, truth, pred):
-    if name == "articles":
-        _, per_doc = ev.evaluate(truth, pred, 4, "word", 0, 0)
+def scored(ev, name, truth, pred):
+    """(corpus F1, per-page scores) with the set's own metric."""
+    if wcxb_metric(name):
+        m, per_doc = ev.evaluate_wcxb(truth, pred, 0, 0)
     else:
-        _, per_doc = ev.evaluate_wcxb(truth, pred, 0, 0)
-    return per_doc
-
-
-def corpus_f1(ev, name, truth, pred):
-    if name == "articles":
-        m, _ = ev.evaluate(truth, pred, 4, "word", 0, 0)
-    else:
-        m, _ = ev.evaluate_wcxb(truth, pred, 0, 0)
-    return m["f1"]
+        m, per_doc = ev.evaluate(truth, pred, 4, "word", 0, 0)
+    return m["f1"], per_doc
 
 
 def main() -> None:
     bench, out = Path(sys.argv[1]), Path(sys.argv[2])
     ev = load_evaluate(bench)
     scores, catastrophic = {}, {}
-    for name in ("articles", "wcxb-dev"):
-        gt_path = bench / name / "ground-truth.json"
+    directions = list(DIRECTIONS)
+    for name, folder in page_sets(bench, sys.argv[3:]):
+        if name == "mixed":  # a subset of wcxb-dev/
+            continue
+        if name not in ("articles", "wcxb-dev"):
+            directions.append(("wcxb-dev+articles", name))
+        gt_path = folder / "ground-truth.json"
         if not gt_path.exists() or not (out / f"{name}.json").exists():
             continue
         truth = ev.load_truth(gt_path)
@@ -122,10 +122,9 @@ def main() -> None:
             pred, _, _ = ev.load_prediction(path, truth.keys())
             raw[system] = pred
             stripped = {k: ev.strip_markdown_targets(v) for k, v in pred.items()}
-            docs[system] = per_page(ev, name, truth, stripped)
-            scores[(name, system)] = corpus_f1(ev, name, truth, stripped)
+            scores[(name, system)], docs[system] = scored(ev, name, truth, stripped)
         catastrophic[name] = count_catastrophic(name, truth, raw, docs, out)
-    print_directions(scores)
+    print_directions(scores, directions)
     print_catastrophic(catastrophic)
 
 
@@ -154,28 +153,28 @@ def count_catastrophic(name, truth, raw, docs, out):
     return result
 
 
-def print_directions(scores):
+def print_directions(scores, directions):
     print("== cross-corpus F1 (tuned on one corpus, measured on the other; --strip-md)")
-    print(f"   {'direction':<26} {'system':<12} {'tuned on':>9} {'measured':>9}")
-    for tuned, measured in DIRECTIONS:
+    print(f"   {'direction':<40} {'system':<12} {'tuned on':>9} {'measured':>9}")
+    for tuned, measured in directions:
         for system, _ in SYSTEMS:
             if (measured, system) not in scores:
                 continue
             t = scores.get((tuned, system))
             t_text = f"{t:9.3f}" if t is not None else f"{'-':>9}"
-            print(f"   {tuned + ' -> ' + measured:<26} {system:<12} {t_text} "
+            print(f"   {tuned + ' -> ' + measured:<40} {system:<12} {t_text} "
                   f"{scores[(measured, system)]:9.3f}")
 
 
 def print_catastrophic(catastrophic):
     print(f"== catastrophic pages (page F1 < {FAIL_BELOW} where the best other "
           f"system gets >= {ANCHOR_AT_LEAST})")
-    print(f"   {'set':<10} {'part':<4} {'rypsok':>6} {'trafilatura':>11}  rypsok's classes")
+    print(f"   {'set':<17} {'part':<4} {'rypsok':>6} {'trafilatura':>11}  rypsok's classes")
     for name, parts in catastrophic.items():
         for part, (ours, theirs) in parts.items():
             classes = ", ".join(f"{c} {n}" for c, n in sorted(ours.items())) or "-"
             t_text = f"{theirs:11d}" if theirs is not None else f"{'-':>11}"
-            print(f"   {name:<10} {part:<4} {sum(ours.values()):6d} {t_text}  {classes}")
+            print(f"   {name:<17} {part:<4} {sum(ours.values()):6d} {t_text}  {classes}")
 
 
 if __name__ == "__main__":

@@ -2,19 +2,21 @@
 """Scores the extraction benchmark's predictions on two fixed halves of
 each page set, so that a rule chosen on one half is checked on the other.
 
-Usage: score_halves.py BENCH_DIR OUT_DIR
+Usage: score_halves.py BENCH_DIR OUT_DIR [SET_DIR]
 
 The split: a page belongs to half A when the first byte of the SHA-256 of
 its id (the ground truth's key, as UTF-8) is even, else to half B. Rules
 are chosen on A; B is held apart and only measured. The rule names no page
 and does not change when pages are added.
 
-For each set (articles/, mixed/, wcxb-dev/) and each system whose
+For each set (articles/, mixed/, wcxb-dev/, and SET_DIR: a further set
+in the same layout, named by its folder, scored like articles/) and each
+system whose
 predictions OUT_DIR holds (rypsok: <set>.json; trafilatura:
 trafilatura-<set>.json; readability: readability-<set>.json), prints F1 on
 half A, half B and the whole set, with the set's own metric: the article
-benchmark's 4-word shingles for articles/, WCXB's word F1 for the others,
-all with --strip-md. For the WCXB sets it also prints F1 by page kind and
+benchmark's 4-word shingles for articles/ and SET_DIR, WCXB's word F1 for
+mixed/ and wcxb-dev/, all with --strip-md. For the WCXB sets it also prints F1 by page kind and
 half. The scoring functions are BENCH_DIR/evaluate.py's own.
 """
 import hashlib
@@ -32,6 +34,17 @@ def half(page_id: str) -> str:
     return "A" if hashlib.sha256(page_id.encode()).digest()[0] % 2 == 0 else "B"
 
 
+def page_sets(bench: Path, extra) -> list:
+    """(name, folder) of each set: the bench folder's, then the extra ones."""
+    named = [(name, bench / name) for name in ("articles", "mixed", "wcxb-dev")]
+    return named + [(Path(p).name, Path(p)) for p in extra]
+
+
+def wcxb_metric(name: str) -> bool:
+    """WCXB's word F1 for the WCXB sets; the article shingles for the rest."""
+    return name in ("mixed", "wcxb-dev")
+
+
 def load_evaluate(bench: Path):
     spec = importlib.util.spec_from_file_location("evaluate", bench / "evaluate.py")
     module = importlib.util.module_from_spec(spec)
@@ -42,15 +55,15 @@ def load_evaluate(bench: Path):
 def main() -> None:
     bench, out = Path(sys.argv[1]), Path(sys.argv[2])
     ev = load_evaluate(bench)
-    for name in ("articles", "mixed", "wcxb-dev"):
-        gt_path = bench / name / "ground-truth.json"
+    for name, folder in page_sets(bench, sys.argv[3:]):
+        gt_path = folder / "ground-truth.json"
         if not gt_path.exists() or not (out / f"{name}.json").exists():
             continue
         raw = json.loads(gt_path.read_text(encoding="utf8"))
         truth = ev.load_truth(gt_path)
         kinds = {k: v.get("page_type", "") for k, v in raw.items()}
         halves = {h: {k: t for k, t in truth.items() if half(k) == h} for h in "AB"}
-        wcxb = name != "articles"
+        wcxb = wcxb_metric(name)
         print(f"== F1, {name} ({'wcxb word F1' if wcxb else 'shingles'}, --strip-md): "
               f"A {len(halves['A'])} pages, B {len(halves['B'])} pages")
         print(f"   {'system':<12} {'half A':>7} {'half B':>7} {'all':>7}")

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Measures the anchors on the same pages as rypsok's extraction benchmark.
 
-Usage: trafilatura_speed.py BENCH_DIR OUT_DIR
+Usage: trafilatura_speed.py BENCH_DIR OUT_DIR [SET_DIR]
 
-Reads the pages of BENCH_DIR/{articles,mixed,wcxb-dev} (those present) into
+Reads the pages of BENCH_DIR/{articles,mixed,wcxb-dev} (those present) and
+of SET_DIR (a further set in the same layout, named by its folder) into
 memory, times five passes of trafilatura.extract (plain text, as in the
 bench anchors; TRAFILATURA_PASSES=N sets the number) over each set in CPU
 time (as bench_extract does: a shared machine's clock counts other
@@ -38,13 +39,16 @@ def readability_text(body: bytes) -> str:
 def main() -> None:
     bench, out = Path(sys.argv[1]), Path(sys.argv[2])
     passes = max(1, int(os.environ.get("TRAFILATURA_PASSES", "5")))
-    for name in ("articles", "mixed", "wcxb-dev"):
-        if not (bench / name / "ground-truth.json").exists():
+    dirs = [bench / name for name in ("articles", "mixed", "wcxb-dev")]
+    dirs += [Path(p) for p in sys.argv[3:]]
+    for folder in dirs:
+        name = folder.name
+        if not (folder / "ground-truth.json").exists():
             continue
-        truth = json.loads((bench / name / "ground-truth.json").read_text())
+        truth = json.loads((folder / "ground-truth.json").read_text())
         pages = []
         for pid, v in truth.items():
-            body = gzip.decompress((bench / name / "html" / f"{pid}.html.gz").read_bytes())
+            body = gzip.decompress((folder / "html" / f"{pid}.html.gz").read_bytes())
             pages.append((pid, v.get("url", ""), body))
         size = sum(len(b) for _, _, b in pages) / 1e6
         preds = {}

@@ -1,5 +1,6 @@
 //! Extraction benchmark: runs `read_page` over page sets with ground truth
 //! (`articles/`, `mixed/` and, when present, `wcxb-dev/` of the bench
+//! folder, or the SETs named: a name in the bench folder or a set's own
 //! folder), writes the predictions in the scorer's format and prints the
 //! throughput.
 //!
@@ -7,6 +8,8 @@
 //! cargo run --release --locked -p rypsok-worker-parse --example bench_extract -- BENCH_DIR OUT_DIR [SET...]
 //! ```
 //!
+//! A SET given as a path (`/…/readability-tests`) is read from there and
+//! named by its last component.
 //! For each set it writes `OUT_DIR/<set>.json` (`{"<id>": {"articleBody": …}}`)
 //! and prints one line: pages, MB, and the median over five timed passes of
 //! pages per second and MB per second (extraction only, pages in memory).
@@ -46,12 +49,14 @@ fn main() {
         .filter(|&p| p > 0)
         .unwrap_or(PASSES);
     for set in sets {
-        run_set(
-            &bench.join(set),
-            &out.join(format!("{set}.json")),
-            set,
-            passes,
-        );
+        // A set's name is its folder's name, wherever the folder is.
+        let dir = bench.join(set);
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(set)
+            .to_owned();
+        run_set(&dir, &out.join(format!("{name}.json")), &name, passes);
     }
 }
 

@@ -10,7 +10,10 @@
 //! the two readings do not overlap (neither root holds the other), the
 //! heading's is chosen if the descent's root has the shape of the parts
 //! that take a text's place: a series of blocks of one kind (a thread, a
-//! teaser list) or mostly links, while the heading's holds prose.
+//! teaser list) or mostly links, while the heading's holds prose. Share of
+//! the page decides one case: an undated series with many times the
+//! heading's paragraphs (a recipe's steps under its introduction) is the
+//! text and stays.
 
 use std::collections::HashMap;
 
@@ -40,6 +43,10 @@ const SERIES_ITEM_MAX: u32 = 300;
 /// [`SERIES_ITEM_MAX`] for blocks that carry a time (posts, comments).
 const DATED_ITEM_MAX: u32 = 600;
 
+/// How many times the heading's reading's paragraphs an undated series
+/// must hold to be kept as the text (see [`second_opinion`]).
+const OUTWEIGHS: u64 = 4;
+
 /// Share of a root's text in links that makes it a link block.
 const LINK_SHARE: f64 = 0.5;
 
@@ -64,7 +71,14 @@ pub(super) fn second_opinion(
     if overlaps(dom, first, second) || overlaps(dom, first, heading) {
         return first;
     }
-    if is_series(dom, order, first, weight, skip) || is_link_block(weight[first]) {
+    let series = series_of(dom, order, first, weight, skip);
+    // An undated series that outweighs the heading's reading many times
+    // over is the text set as a series of steps or entries, the heading's
+    // block its introduction; a thread (its items dated) or links lose
+    // to the heading however long they are.
+    let outweighs = series == Some(false)
+        && u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para);
+    if (series.is_some() || is_link_block(weight[first])) && !outweighs {
         second
     } else {
         first
@@ -135,16 +149,21 @@ fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
 /// class), three at least, at any depth: a thread's posts, a list's
 /// teasers, where a text's sections are long. A block nested in one of
 /// its kind (a reply in a post) counts toward the median length, not
-/// again toward the share.
-fn is_series(dom: &Dom, order: &[NodeId], root: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+/// again toward the share. `Some(dated)` when it is a series, `dated`
+/// when half its blocks carry a time.
+fn series_of(
+    dom: &Dom,
+    order: &[NodeId],
+    root: NodeId,
+    weight: &[Weight],
+    skip: &[bool],
+) -> Option<bool> {
     type Kind<'a> = (&'a LocalName, &'a str);
     let kind_of = |id: NodeId| -> Option<Kind<'_>> {
         let e = dom.element(id)?;
         Some((e.html_name()?, e.attr(&local_name!("class"))?))
     };
-    let Some(from) = order.iter().position(|&id| id == root) else {
-        return false;
-    };
+    let from = order.iter().position(|&id| id == root)?;
     // Per kind: members' text lengths, the top-most members' text, how
     // many top-most members there are and how many of them carry a time
     // (their subtrees are disjoint: each node is looked at once).
@@ -182,13 +201,19 @@ fn is_series(dom: &Dom, order: &[NodeId], root: NodeId, weight: &[Weight], skip:
         }
     }
     let total = f64::from(weight[root].text.max(1));
-    kinds.values_mut().any(|(texts, top, tops, timed)| {
-        texts.sort_unstable();
-        let median = texts[texts.len() / 2];
-        texts.len() >= SERIES_MIN
-            && f64::from(*top) >= SERIES_SHARE * total
-            && (median <= SERIES_ITEM_MAX || (median <= DATED_ITEM_MAX && *timed * 2 >= *tops))
-    })
+    // Dated when any of its series is (the map's order is no order).
+    kinds
+        .values_mut()
+        .filter_map(|(texts, top, tops, timed)| {
+            texts.sort_unstable();
+            let median = texts[texts.len() / 2];
+            let dated = *timed * 2 >= *tops;
+            (texts.len() >= SERIES_MIN
+                && f64::from(*top) >= SERIES_SHARE * total
+                && (median <= SERIES_ITEM_MAX || (median <= DATED_ITEM_MAX && dated)))
+                .then_some(dated)
+        })
+        .reduce(|a, b| a || b)
 }
 
 /// Whether a block carries a time: a `<time>` element, or a time of day

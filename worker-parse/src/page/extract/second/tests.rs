@@ -129,3 +129,50 @@ fn text_under_a_class_lifted_by_scripts_is_read_when_nothing_else_is() {
     assert!(md.contains("The ferry to the island"), "{md}");
     assert!(!md.contains("Screen reader note"), "{md}");
 }
+
+/// `n` numbered steps of `class`, each a paragraph of about 170 characters,
+/// `time` (a time of day) in each when given.
+fn steps(class: &str, n: usize, time: &str) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "<div class=\"{class}\"><p>{time} Step {i}: fold the dough over itself twice, \
+                 turn the bowl a quarter and let it rest under a cloth until it has risen by half.</p></div>"
+            )
+        })
+        .collect()
+}
+
+// Verifies: REQ-PAGE-002 (an undated series of steps that outweighs the
+// heading's introduction many times over is the text: the first reading
+// stays, and the steps are returned)
+#[test]
+fn steps_that_outweigh_the_introduction_many_times_are_the_text() {
+    let html = page(
+        "Island bread",
+        &format!(
+            "<div class=\"summary\"><h1>Island bread</h1>{POST}</div>\
+             <div class=\"method\">{}</div>",
+            steps("step", 16, "")
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("Step 15: fold the dough"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (a dated thread loses to the short post above it
+// however long it is)
+#[test]
+fn a_long_dated_thread_still_loses_to_the_post() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"entry\"><h1>Ferry back</h1>{POST}</div>\
+             <div class=\"thread\">{}</div>",
+            steps("reply", 16, "at 9:41")
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Step 15: fold the dough"), "{md}");
+}
