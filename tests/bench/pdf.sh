@@ -28,7 +28,8 @@
 #   --variants 60: one or two columns, one to six pages) plus the committed
 #   readable test documents.
 # Installs poppler-utils with apt-get when pdftotext is missing, and pypdf
-# and fpdf2 (pinned) in a venv under target/.
+# with cryptography (so that pypdf reads AES-encrypted documents as rypsok
+# does) and fpdf2, all pinned, in a venv under target/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -39,9 +40,9 @@ if ! command -v pdftotext >/dev/null; then
     apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null
 fi
 venv=target/pdf-venv
-if ! "$venv/bin/python" -c 'import pypdf, fpdf; assert pypdf.__version__ == "7.1.1"' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import pypdf, fpdf, cryptography; assert pypdf.__version__ == "7.1.1"' 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q pypdf==7.1.1 fpdf2==2.8.9
+    "$venv/bin/pip" install -q pypdf==7.1.1 cryptography==50.0.2 fpdf2==2.8.9
 fi
 py=$venv/bin/python
 
