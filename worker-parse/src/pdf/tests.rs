@@ -295,6 +295,15 @@ fn reads_real_documents_of_several_producers() {
             &["For one processor, the number of grid elements to be sent is"],
         ),
         ("pdfrs-encrypted_aes_128.pdf", &["Hello World!"]),
+        (
+            // Three columns with numbered footnotes under them.
+            "pdfplumber-federal-register-2020-17221.pdf",
+            &[
+                "Investigation of the accident has been completed by the Indonesian authorities",
+                "The flight control system for 737 MAX airplanes",
+                "The angle of attack (or AOA) is the angle",
+            ],
+        ),
     ];
     for (name, phrases) in rows {
         let PdfResult::Text { markdown, .. } = read_pdf(&real(name)) else {
