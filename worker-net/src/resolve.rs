@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use hickory_resolver::TokioResolver;
-use hickory_resolver::config::{LookupIpStrategy, ResolveHosts, ResolverConfig};
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolveHosts, ResolverConfig};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::proto::rr::Name;
 use rypsok_egress::EgressPolicy;
@@ -51,12 +51,29 @@ impl NameResolver {
                 return Self { inner: None };
             }
         };
-        let config = ResolverConfig::from_parts(None, Vec::new(), system.name_servers().to_vec());
+        Self::with_name_servers(
+            system.name_servers().to_vec(),
+            system_opts.timeout,
+            system_opts.attempts,
+            Duration::from_secs(DNS_CACHE_MAX_TTL_S),
+        )
+    }
+
+    /// The resolver over `name_servers`, each query given `timeout` and
+    /// `attempts`, each answer kept for its TTL but never longer than
+    /// `max_ttl`.
+    fn with_name_servers(
+        name_servers: Vec<NameServerConfig>,
+        timeout: Duration,
+        attempts: usize,
+        max_ttl: Duration,
+    ) -> Self {
+        let config = ResolverConfig::from_parts(None, Vec::new(), name_servers);
         let mut builder =
             TokioResolver::builder_with_config(config, TokioRuntimeProvider::default());
         let opts = builder.options_mut();
-        opts.timeout = system_opts.timeout;
-        opts.attempts = system_opts.attempts;
+        opts.timeout = timeout;
+        opts.attempts = attempts;
         opts.ndots = 0;
         opts.use_hosts_file = ResolveHosts::Never;
         // IPv4 answers first: hosts without IPv6 routes (most containers)
@@ -66,8 +83,8 @@ impl NameResolver {
         // for a bounded time: a search after a search asks no name server.
         // Every address is still judged when it is connected to.
         opts.cache_size = DNS_CACHE_ANSWERS;
-        opts.positive_max_ttl = Some(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
-        opts.negative_max_ttl = Some(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
+        opts.positive_max_ttl = Some(max_ttl);
+        opts.negative_max_ttl = Some(max_ttl);
         match builder.build() {
             Ok(resolver) => Self {
                 inner: Some(resolver),
@@ -125,7 +142,17 @@ pub(crate) fn static_answer<'a>(policy: &'a EgressPolicy, name: &str) -> Option<
 
 #[cfg(test)]
 mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use hickory_resolver::config::ConnectionConfig;
+    use hickory_resolver::proto::op::Message;
+    use hickory_resolver::proto::rr::rdata::{A, AAAA};
+    use hickory_resolver::proto::rr::{RData, Record, RecordType};
     use rypsok_egress::StaticHost;
+    use tokio::net::UdpSocket;
+    use tokio::task::JoinHandle;
 
     use super::*;
 
@@ -172,5 +199,125 @@ mod tests {
         assert!(static_answer(&policy, "fixture.test").is_some());
         assert!(static_answer(&policy, "a.fixture.test").is_none());
         assert!(static_answer(&policy, "fixture.tes").is_none());
+    }
+
+    const ANSWER_V4: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 1);
+    const ANSWER_V6: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1);
+
+    /// A name server on 127.0.0.1 that answers every A and AAAA question
+    /// with one address kept for `ttl_s` seconds, and counts the questions.
+    struct FakeNameServer {
+        addr: SocketAddr,
+        questions: Arc<AtomicUsize>,
+        task: JoinHandle<()>,
+    }
+
+    impl FakeNameServer {
+        async fn start(ttl_s: u32) -> Self {
+            let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            let addr = socket.local_addr().unwrap();
+            let questions = Arc::new(AtomicUsize::new(0));
+            let counted = Arc::clone(&questions);
+            let task = tokio::spawn(async move {
+                let mut buf = vec![0_u8; 4096];
+                loop {
+                    let Ok((len, from)) = socket.recv_from(&mut buf).await else {
+                        return;
+                    };
+                    let Ok(query) = Message::from_vec(&buf[..len]) else {
+                        continue;
+                    };
+                    counted.fetch_add(query.queries.len(), Ordering::SeqCst);
+                    let reply = answer(&query, ttl_s).to_vec().unwrap();
+                    let _ = socket.send_to(&reply, from).await;
+                }
+            });
+            Self {
+                addr,
+                questions,
+                task,
+            }
+        }
+
+        fn questions(&self) -> usize {
+            self.questions.load(Ordering::SeqCst)
+        }
+
+        /// A resolver that asks this server only, each answer kept for
+        /// `max_ttl` at most.
+        fn resolver(&self, max_ttl: Duration) -> NameResolver {
+            let mut udp = ConnectionConfig::udp();
+            udp.port = self.addr.port();
+            let server = NameServerConfig::new(self.addr.ip(), true, vec![udp]);
+            NameResolver::with_name_servers(vec![server], Duration::from_secs(2), 1, max_ttl)
+        }
+    }
+
+    impl Drop for FakeNameServer {
+        fn drop(&mut self) {
+            self.task.abort();
+        }
+    }
+
+    fn answer(query: &Message, ttl_s: u32) -> Message {
+        let mut reply = Message::response(query.metadata.id, query.metadata.op_code);
+        reply.metadata.recursion_desired = query.metadata.recursion_desired;
+        reply.metadata.recursion_available = true;
+        for question in &query.queries {
+            reply.add_query(question.clone());
+            let rdata = match question.query_type() {
+                RecordType::A => RData::A(A(ANSWER_V4)),
+                RecordType::AAAA => RData::AAAA(AAAA(ANSWER_V6)),
+                _ => continue,
+            };
+            reply.add_answer(Record::from_rdata(question.name().clone(), ttl_s, rdata));
+        }
+        reply
+    }
+
+    /// Looks `engine.test` up, bounded in time, and checks the answer.
+    async fn lookup_engine(resolver: &NameResolver) {
+        let policy = EgressPolicy::default();
+        let lookup = resolver.lookup(&policy, "engine.test");
+        let got = tokio::time::timeout(Duration::from_secs(10), lookup)
+            .await
+            .expect("the lookup ends")
+            .expect("the name resolves");
+        assert_eq!(got, vec![IpAddr::V4(ANSWER_V4), IpAddr::V6(ANSWER_V6)]);
+    }
+
+    // Verifies: REQ-PERF-004 (a search after a search asks no name server)
+    #[tokio::test]
+    async fn an_answer_within_its_ttl_is_not_asked_again() {
+        let server = FakeNameServer::start(3600).await;
+        let resolver = server.resolver(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
+        lookup_engine(&resolver).await;
+        let first = server.questions();
+        assert_eq!(first, 2, "one A and one AAAA question");
+        lookup_engine(&resolver).await;
+        lookup_engine(&resolver).await;
+        assert_eq!(server.questions(), first, "answered from the cache");
+    }
+
+    #[tokio::test]
+    async fn an_answer_past_its_ttl_is_asked_again() {
+        let server = FakeNameServer::start(1).await;
+        let resolver = server.resolver(Duration::from_secs(DNS_CACHE_MAX_TTL_S));
+        lookup_engine(&resolver).await;
+        let first = server.questions();
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        lookup_engine(&resolver).await;
+        assert_eq!(server.questions(), 2 * first, "asked again once expired");
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_kept_no_longer_than_the_cap() {
+        let server = FakeNameServer::start(3600).await;
+        let resolver = server.resolver(Duration::from_secs(1));
+        lookup_engine(&resolver).await;
+        let first = server.questions();
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        lookup_engine(&resolver).await;
+        assert_eq!(server.questions(), 2 * first, "asked again after the cap");
     }
 }
