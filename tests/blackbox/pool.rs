@@ -16,7 +16,10 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
-use crate::support::{Server, read_request_head, structured, wikipedia_config, workspace_file};
+use crate::support::{
+    Server, TLS_ENGINE_NAME, read_request_head, structured, tls_engine_config, wikipedia_config,
+    workspace_file,
+};
 use crate::workers::{pid_of, signal};
 
 /// A keep-alive HTTP/1.1 site: a whole response (head and body) per path,
@@ -269,33 +272,13 @@ fn three_fetches_of_one_page_use_one_connection_and_one_robots_request() {
     assert_eq!(site.connections(), 1);
 }
 
-/// The engine's name in the test certificate (tests/certs).
-const TLS_ENGINE_NAME: &str = "engine.rypsok.test";
-
 /// A loopback https engine for [`TLS_ENGINE_NAME`] that answers one
 /// request per connection and records whether each handshake resumed an
 /// earlier session.
 fn start_tls_engine(body: Vec<u8>, resumed: Arc<Mutex<Vec<bool>>>) -> u16 {
     use std::io::Read;
 
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let chain: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(workspace_file("tests/certs/engine-cert.pem"))
-            .expect("engine certificate")
-            .collect::<Result<_, _>>()
-            .expect("engine certificate");
-    let key = PrivateKeyDer::from_pem_file(workspace_file("tests/certs/engine-key.pem"))
-        .expect("engine key");
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("protocol versions")
-    .with_no_client_auth()
-    .with_single_cert(chain, key)
-    .expect("server config");
-    let config = Arc::new(config);
+    let config = tls_engine_config();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let port = listener.local_addr().expect("local addr").port();
     thread::spawn(move || {

@@ -16,14 +16,16 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::{
-    FakeHttp, Reply, Server, TempDir, binary, read_request_head, structured, workspace_file,
+    FakeHttp, Reply, Server, TLS_ENGINE_NAME, TempDir, binary, read_request_head, structured,
+    tls_engine_config, workspace_file,
 };
 
 /// What the proxy saw: each request target and its `Proxy-Authorization`.
 type Requests = Arc<Mutex<Vec<(String, Option<String>)>>>;
 
-/// The engine's name: nothing resolves it but the proxy.
-const ENGINE_NAME: &str = "engine.rypsok.test";
+/// The engine's name (its certificate's): nothing resolves it but the
+/// proxy.
+const ENGINE_NAME: &str = TLS_ENGINE_NAME;
 
 /// A forward proxy on 127.0.0.1 that relays absolute-form requests for
 /// [`ENGINE_NAME`] to a loopback engine, or answers every request with a
@@ -138,24 +140,7 @@ fn tunnel(mut client: TcpStream, engine_port: u16) {
 /// A loopback https engine for [`ENGINE_NAME`], its certificate signed by
 /// the test CA, answering every request with `body`.
 fn start_tls_engine(body: Vec<u8>) -> u16 {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let chain: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(workspace_file("tests/certs/engine-cert.pem"))
-            .expect("engine certificate")
-            .collect::<Result<_, _>>()
-            .expect("engine certificate");
-    let key = PrivateKeyDer::from_pem_file(workspace_file("tests/certs/engine-key.pem"))
-        .expect("engine key");
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("protocol versions")
-    .with_no_client_auth()
-    .with_single_cert(chain, key)
-    .expect("server config");
-    let config = Arc::new(config);
+    let config = tls_engine_config();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let port = listener.local_addr().expect("local addr").port();
     thread::spawn(move || {

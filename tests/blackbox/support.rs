@@ -255,6 +255,32 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
     let _ = stream.write_all(&reply.body);
 }
 
+/// The name in the test engine's certificate (tests/certs).
+pub(crate) const TLS_ENGINE_NAME: &str = "engine.rypsok.test";
+
+/// The server side of a loopback https engine: the certificate for
+/// [`TLS_ENGINE_NAME`], signed by the test CA, and its key (tests/certs).
+pub(crate) fn tls_engine_config() -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(workspace_file("tests/certs/engine-cert.pem"))
+            .expect("engine certificate")
+            .collect::<Result<_, _>>()
+            .expect("engine certificate");
+    let key = PrivateKeyDer::from_pem_file(workspace_file("tests/certs/engine-key.pem"))
+        .expect("engine key");
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .expect("server config");
+    Arc::new(config)
+}
+
 /// A configuration that points the Wikipedia engine at a loopback fake,
 /// with a 1.5 s search deadline.
 pub(crate) fn wikipedia_config(port: u16, extra: &str) -> String {
