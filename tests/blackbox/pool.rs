@@ -1,14 +1,13 @@
 //! Kept connections (issue "warm connections"; ARCHITECTURE.md "Kept
-//! connections"): a loopback site that keeps each connection open for as
-//! many requests as the client sends, and counts the connections it
-//! accepted. Searches and fetches through all three processes must reuse
+//! connections"): a loopback site ([`FakeHttp::start_kept`]) that keeps
+//! each connection open for as many requests as the client sends, and
+//! counts the connections it accepted. Searches and fetches through all three processes must reuse
 //! one connection, never one whose body was cut at its bound, and work
 //! again after worker-net is replaced.
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpListener;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -17,149 +16,35 @@ use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Server, TLS_ENGINE_NAME, read_request_head, structured, tls_engine_config, wikipedia_config,
+    FakeHttp, Reply, Server, TLS_ENGINE_NAME, structured, tls_engine_config, wikipedia_config,
     workspace_file,
 };
 use crate::workers::{pid_of, signal};
 
-/// A keep-alive HTTP/1.1 site: a whole response (head and body) per path,
-/// 404 elsewhere; it answers every request on a connection until the
-/// client closes it.
-struct KeptSite {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    connections: Arc<AtomicUsize>,
-    paths: Arc<Mutex<Vec<String>>>,
-    routes: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+/// How many requests asked for `path` (query left out).
+fn requests_for(site: &FakeHttp, path: &str) -> usize {
+    site.seen()
+        .iter()
+        .filter(|seen| seen.target.split('?').next() == Some(path))
+        .count()
 }
 
-impl KeptSite {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let addr = listener.local_addr().expect("local addr");
-        let stop = Arc::new(AtomicBool::new(false));
-        let connections: Arc<AtomicUsize> = Arc::default();
-        let paths: Arc<Mutex<Vec<String>>> = Arc::default();
-        let routes: Arc<Mutex<HashMap<String, Vec<u8>>>> = Arc::default();
-        let (s, c, p, r) = (
-            stop.clone(),
-            connections.clone(),
-            paths.clone(),
-            routes.clone(),
-        );
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                if s.load(Ordering::Acquire) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
-                c.fetch_add(1, Ordering::AcqRel);
-                let (p, r) = (p.clone(), r.clone());
-                thread::spawn(move || serve(stream, &p, &r));
-            }
-        });
-        Self {
-            addr,
-            stop,
-            connections,
-            paths,
-            routes,
-        }
-    }
-
-    fn port(&self) -> u16 {
-        self.addr.port()
-    }
-
-    fn route(&self, path: &str, response: Vec<u8>) {
-        self.routes
-            .lock()
-            .expect("routes")
-            .insert(path.to_owned(), response);
-    }
-
-    fn connections(&self) -> usize {
-        self.connections.load(Ordering::Acquire)
-    }
-
-    /// How many requests asked for `path` (query left out).
-    fn requests_for(&self, path: &str) -> usize {
-        self.paths
-            .lock()
-            .expect("paths")
-            .iter()
-            .filter(|p| *p == path)
-            .count()
-    }
-}
-
-impl Drop for KeptSite {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        #[allow(clippy::disallowed_methods)]
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
-    }
-}
-
-fn serve(
-    mut stream: TcpStream,
-    paths: &Mutex<Vec<String>>,
-    routes: &Mutex<HashMap<String, Vec<u8>>>,
-) {
-    // One request after another until the client closes (or stays silent
-    // for the head's 5 s).
-    while let Some((target, _headers)) = read_request_head(&mut stream) {
-        let path = target.split('?').next().unwrap_or_default().to_owned();
-        paths.lock().expect("paths").push(path.clone());
-        let response = routes
-            .lock()
-            .expect("routes")
-            .get(&path)
-            .cloned()
-            .unwrap_or_else(|| answer(404, "text/plain", b"not here"));
-        if stream.write_all(&response).is_err() {
-            return;
-        }
-    }
-}
-
-/// A keep-alive answer with its length.
-fn answer(status: u16, content_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut bytes = format!(
-        "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
-/// A keep-alive answer whose body is sent chunked, so that its size shows
-/// only while it streams.
-fn chunked(content_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut bytes = format!(
-        "HTTP/1.1 200 X\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n",
-        body.len()
-    )
-    .into_bytes();
-    bytes.extend_from_slice(body);
-    bytes.extend_from_slice(b"\r\n0\r\n\r\n");
-    bytes
+fn connections(site: &FakeHttp) -> usize {
+    site.connections.load(Ordering::Acquire)
 }
 
 const ENGINE_PATH: &str = "/w/api.php";
 
-fn engine_answer() -> Vec<u8> {
+fn engine_answer() -> Reply {
     let body = std::fs::read(workspace_file(
         "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
     ))
     .expect("fixture");
-    answer(200, "application/json; charset=utf-8", &body)
+    Reply::json(&body)
 }
 
-fn engine(extra: &str) -> (KeptSite, Server) {
-    let site = KeptSite::start();
-    site.route(ENGINE_PATH, engine_answer());
+fn engine(extra: &str) -> (FakeHttp, Server) {
+    let site = FakeHttp::start_kept(engine_answer());
     let mut server = Server::start(Some(&wikipedia_config(site.port(), extra)));
     server.initialize();
     (site, server)
@@ -184,8 +69,8 @@ fn six_searches_against_one_engine_use_one_connection() {
     for n in 0..6 {
         assert_ok(&search(&mut server, n));
     }
-    assert_eq!(site.requests_for(ENGINE_PATH), 6);
-    assert_eq!(site.connections(), 1);
+    assert_eq!(requests_for(&site, ENGINE_PATH), 6);
+    assert_eq!(connections(&site), 1);
 }
 
 // Verifies: REQ-CFG-005 (pool_idle_per_origin = 0: every request opens its own connection)
@@ -195,8 +80,8 @@ fn with_reuse_off_six_searches_use_six_connections() {
     for n in 0..6 {
         assert_ok(&search(&mut server, n));
     }
-    assert_eq!(site.requests_for(ENGINE_PATH), 6);
-    assert_eq!(site.connections(), 6);
+    assert_eq!(requests_for(&site, ENGINE_PATH), 6);
+    assert_eq!(connections(&site), 6);
 }
 
 // Verifies: REQ-SEC-010 (a connection whose response was cut at its byte bound is never reused)
@@ -205,17 +90,14 @@ fn a_connection_cut_at_the_byte_bound_is_not_reused() {
     let (site, mut server) = engine("");
     assert_ok(&search(&mut server, 0));
     // Past the engine answer's bound (1 MiB), streamed: cut while read.
-    site.route(
-        ENGINE_PATH,
-        chunked("application/json", &vec![b' '; 2 * 1024 * 1024]),
-    );
+    site.set_reply(Reply::json(&vec![b' '; 2 * 1024 * 1024]).chunked());
     let cut = search(&mut server, 1);
     assert_ne!(cut["outcome"], json!("ok"), "{cut}");
-    assert_eq!(site.connections(), 1, "the first connection was reused");
-    site.route(ENGINE_PATH, engine_answer());
+    assert_eq!(connections(&site), 1, "the first connection was reused");
+    site.set_reply(engine_answer());
     assert_ok(&search(&mut server, 2));
-    assert_eq!(site.requests_for(ENGINE_PATH), 3);
-    assert_eq!(site.connections(), 2, "the cut connection was not reused");
+    assert_eq!(requests_for(&site, ENGINE_PATH), 3);
+    assert_eq!(connections(&site), 2, "the cut connection was not reused");
 }
 
 // Verifies: REQ-SEC-014, REQ-RES-009 (worker-net's connections go with it; the next search after a kill works)
@@ -226,7 +108,7 @@ fn after_a_worker_net_kill_the_next_search_works_on_a_new_connection() {
     let net = pid_of(&workers, "worker-net");
     assert_ok(&search(&mut server, 0));
     assert_ok(&search(&mut server, 1));
-    assert_eq!(site.connections(), 1);
+    assert_eq!(connections(&site), 1);
     signal(net, Signal::SIGKILL);
     // Once the supervisor has seen the worker go (a call sent in the
     // instant before may fail, as for any worker death).
@@ -238,21 +120,17 @@ fn after_a_worker_net_kill_the_next_search_works_on_a_new_connection() {
     assert_ok(&search(&mut server, 2));
     assert_ne!(pid_of(&server.workers(), "worker-net"), net);
     assert_ok(&search(&mut server, 3));
-    assert_eq!(site.requests_for(ENGINE_PATH), 4);
-    assert_eq!(site.connections(), 2);
+    assert_eq!(requests_for(&site, ENGINE_PATH), 4);
+    assert_eq!(connections(&site), 2);
 }
 
 // Verifies: REQ-PERF-004, REQ-CMP-005 (three fetches of one page: one connection, one robots.txt request)
 #[test]
 fn three_fetches_of_one_page_use_one_connection_and_one_robots_request() {
-    let site = KeptSite::start();
-    site.route(
-        "/robots.txt",
-        answer(200, "text/plain", b"User-agent: *\nDisallow: /private\n"),
-    );
-    site.route(
-        "/page.txt",
-        answer(200, "text/plain; charset=utf-8", b"Hello, loopback."),
+    // robots.txt gets the page's text too: it holds no rule, so the page
+    // may be read.
+    let site = FakeHttp::start_kept(
+        Reply::json(b"Hello, loopback.").with_status(200, "text/plain; charset=utf-8"),
     );
     let config = format!(
         "config_version = 1\n[service]\ncontact = \"ops@example.org\"\n[egress]\nallow_http = true\nallow = [\"127.0.0.1:{}\"]\n[egress.hosts]\n\"site0.test\" = [\"127.0.0.1\"]\n",
@@ -267,9 +145,10 @@ fn three_fetches_of_one_page_use_one_connection_and_one_robots_request() {
         assert_ok(answer);
         assert_eq!(answer["content"], "Hello, loopback.");
     }
-    assert_eq!(site.requests_for("/robots.txt"), 1);
-    assert_eq!(site.requests_for("/page.txt"), 3);
-    assert_eq!(site.connections(), 1);
+    assert_eq!(requests_for(&site, "/robots.txt"), 1);
+    assert_eq!(requests_for(&site, "/page.txt"), 3);
+    assert_eq!(site.seen().len(), 4, "nothing else was asked");
+    assert_eq!(connections(&site), 1);
 }
 
 /// A loopback https engine for [`TLS_ENGINE_NAME`] that answers one

@@ -84,6 +84,8 @@ pub(crate) struct Reply {
     pub(crate) delay: Duration,
     /// Headers besides content-type, content-length and connection.
     pub(crate) headers: Vec<(String, String)>,
+    /// Send the body chunked, so that its size shows only as it streams.
+    pub(crate) chunked: bool,
 }
 
 impl Reply {
@@ -94,6 +96,7 @@ impl Reply {
             body: body.to_vec(),
             delay: Duration::ZERO,
             headers: Vec::new(),
+            chunked: false,
         }
     }
     pub(crate) fn with_header(mut self, name: &str, value: &str) -> Self {
@@ -109,6 +112,10 @@ impl Reply {
         self.delay = delay;
         self
     }
+    pub(crate) fn chunked(mut self) -> Self {
+        self.chunked = true;
+        self
+    }
 }
 
 /// One request a fake received.
@@ -122,9 +129,13 @@ pub(crate) struct Seen {
 
 /// A loopback HTTP/1.1 server that answers every request with `reply` and
 /// records what it saw. It listens on 127.0.0.1 only and stops on drop.
+/// Started with [`FakeHttp::start`] it answers one request per connection
+/// and closes it; with [`FakeHttp::start_kept`] it answers one request
+/// after another on a connection for as long as the client keeps it.
 pub(crate) struct FakeHttp {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    /// Connections accepted.
     pub(crate) connections: Arc<AtomicUsize>,
     seen: Arc<Mutex<Vec<Seen>>>,
     reply: Arc<Mutex<Reply>>,
@@ -132,6 +143,14 @@ pub(crate) struct FakeHttp {
 
 impl FakeHttp {
     pub(crate) fn start(reply: Reply) -> Self {
+        Self::start_with(reply, false)
+    }
+
+    pub(crate) fn start_kept(reply: Reply) -> Self {
+        Self::start_with(reply, true)
+    }
+
+    fn start_with(reply: Reply, keep_alive: bool) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
         let stop = Arc::new(AtomicBool::new(false));
@@ -152,7 +171,7 @@ impl FakeHttp {
                 let Ok(stream) = stream else { continue };
                 c.fetch_add(1, Ordering::AcqRel);
                 let (v, r) = (v.clone(), r.clone());
-                thread::spawn(move || serve_one(stream, &v, &r));
+                thread::spawn(move || serve(stream, keep_alive, &v, &r));
             }
         });
         Self {
@@ -213,10 +232,30 @@ pub(crate) fn read_request_head(stream: &mut TcpStream) -> Option<(String, Vec<(
     Some((target, headers))
 }
 
-fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply>) {
-    let Some((target, headers)) = read_request_head(&mut stream) else {
-        return;
-    };
+/// One request, or with `keep_alive` one after another until the client
+/// closes, asks to close, or stays silent for the head's 5 s.
+fn serve(mut stream: TcpStream, keep_alive: bool, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply>) {
+    while let Some((target, headers)) = read_request_head(&mut stream) {
+        let keep = keep_alive
+            && !headers
+                .iter()
+                .any(|(name, value)| name == "connection" && value.eq_ignore_ascii_case("close"));
+        if !answer_one(&mut stream, target, headers, keep, seen, reply) || !keep {
+            return;
+        }
+    }
+}
+
+/// Records the request and answers it; `false` when the client left first
+/// or the answer could not be written.
+fn answer_one(
+    stream: &mut TcpStream,
+    target: String,
+    headers: Vec<(String, String)>,
+    keep: bool,
+    seen: &Mutex<Vec<Seen>>,
+    reply: &Mutex<Reply>,
+) -> bool {
     let mut byte = [0u8; 1];
     let reply = reply.lock().expect("reply lock").clone();
     let index = {
@@ -236,7 +275,7 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
         while Instant::now() < until {
             if let Ok(0) = stream.read(&mut byte) {
                 seen.lock().expect("seen lock")[index].abandoned = true;
-                return;
+                return false;
             }
         }
     }
@@ -245,14 +284,30 @@ fn serve_one(mut stream: TcpStream, seen: &Mutex<Vec<Seen>>, reply: &Mutex<Reply
         .iter()
         .map(|(name, value)| format!("{name}: {value}\r\n"))
         .collect();
+    let length = if reply.chunked {
+        "transfer-encoding: chunked".to_owned()
+    } else {
+        format!("content-length: {}", reply.body.len())
+    };
+    let connection = if keep { "" } else { "connection: close\r\n" };
     let head = format!(
-        "HTTP/1.1 {} X\r\ncontent-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n",
-        reply.status,
-        reply.content_type,
-        reply.body.len()
+        "HTTP/1.1 {} X\r\ncontent-type: {}\r\n{length}\r\n{connection}{extra}\r\n",
+        reply.status, reply.content_type,
     );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&reply.body);
+    // Head and body in one write: on a kept connection a second small
+    // write could wait for the client's delayed acknowledgement (Nagle).
+    let mut bytes = head.into_bytes();
+    if reply.chunked {
+        if !reply.body.is_empty() {
+            bytes.extend_from_slice(format!("{:x}\r\n", reply.body.len()).as_bytes());
+            bytes.extend_from_slice(&reply.body);
+            bytes.extend_from_slice(b"\r\n");
+        }
+        bytes.extend_from_slice(b"0\r\n\r\n");
+    } else {
+        bytes.extend_from_slice(&reply.body);
+    }
+    stream.write_all(&bytes).is_ok()
 }
 
 /// The name in the test engine's certificate (tests/certs).
