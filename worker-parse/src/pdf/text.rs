@@ -533,12 +533,23 @@ fn cid_widths<'a>(
     }
 }
 
-/// The text state of the walk, and the text so far.
+/// The graphics state the walk follows, the text state, and the text so
+/// far.
 #[derive(Default)]
 struct Walk {
     out: String,
     ctm: Matrix,
     saved: Vec<Matrix>,
+    text: TextState,
+    /// Where the last string ended on the page, its baseline, and its
+    /// font size there.
+    last: Option<(f32, f32, f32)>,
+}
+
+/// The text state: the text matrices and what `Tf`, `Tc`, `Tw`, `Tz` and
+/// `TL` set.
+#[derive(Clone, Default)]
+struct TextState {
     tm: Matrix,
     tlm: Matrix,
     font: Option<Vec<u8>>,
@@ -548,23 +559,13 @@ struct Walk {
     /// `Tz`, as a fraction (1.0 when unset).
     scaling: Option<f32>,
     leading: f32,
-    /// Where the last string ended on the page, its baseline, and its
-    /// font size there.
-    last: Option<(f32, f32, f32)>,
 }
 
 /// What a form changes and gives back: the graphics and text state.
 struct Saved {
     ctm: Matrix,
     depth: usize,
-    font: Option<Vec<u8>>,
-    size: f32,
-    char_spacing: f32,
-    word_spacing: f32,
-    scaling: Option<f32>,
-    leading: f32,
-    tm: Matrix,
-    tlm: Matrix,
+    text: TextState,
 }
 
 impl Walk {
@@ -572,28 +573,14 @@ impl Walk {
         Saved {
             ctm: self.ctm,
             depth: self.saved.len(),
-            font: self.font.clone(),
-            size: self.size,
-            char_spacing: self.char_spacing,
-            word_spacing: self.word_spacing,
-            scaling: self.scaling,
-            leading: self.leading,
-            tm: self.tm,
-            tlm: self.tlm,
+            text: self.text.clone(),
         }
     }
 
     fn restore(&mut self, s: Saved) {
         self.ctm = s.ctm;
         self.saved.truncate(s.depth);
-        self.font = s.font;
-        self.size = s.size;
-        self.char_spacing = s.char_spacing;
-        self.word_spacing = s.word_spacing;
-        self.scaling = s.scaling;
-        self.leading = s.leading;
-        self.tm = s.tm;
-        self.tlm = s.tlm;
+        self.text = s.text;
     }
 
     fn step(&mut self, operator: &str, operands: &[Object], fonts: &Fonts<'_>) {
@@ -607,45 +594,45 @@ impl Walk {
                 }
             }
             "BT" => {
-                self.tm = Matrix::default();
-                self.tlm = Matrix::default();
+                self.text.tm = Matrix::default();
+                self.text.tlm = Matrix::default();
             }
             "Tf" => {
-                self.font = operands
+                self.text.font = operands
                     .first()
                     .and_then(|o| o.as_name().ok())
                     .map(<[u8]>::to_vec);
-                self.size = num(1).unwrap_or(0.0);
+                self.text.size = num(1).unwrap_or(0.0);
             }
-            "Tc" => self.char_spacing = num(0).unwrap_or(0.0),
-            "Tw" => self.word_spacing = num(0).unwrap_or(0.0),
-            "Tz" => self.scaling = num(0).map(|v| v / 100.0),
-            "TL" => self.leading = num(0).unwrap_or(0.0),
+            "Tc" => self.text.char_spacing = num(0).unwrap_or(0.0),
+            "Tw" => self.text.word_spacing = num(0).unwrap_or(0.0),
+            "Tz" => self.text.scaling = num(0).map(|v| v / 100.0),
+            "TL" => self.text.leading = num(0).unwrap_or(0.0),
             "Td" | "TD" => {
                 let (Some(x), Some(y)) = (num(0), num(1)) else {
                     return;
                 };
                 if operator == "TD" {
-                    self.leading = -y;
+                    self.text.leading = -y;
                 }
                 self.next_line(x, y);
             }
-            "T*" => self.next_line(0.0, -self.leading),
+            "T*" => self.next_line(0.0, -self.text.leading),
             "Tm" => {
                 if let Some(m) = Matrix::of(operands) {
-                    self.tm = m;
-                    self.tlm = m;
+                    self.text.tm = m;
+                    self.text.tlm = m;
                 }
             }
             "Tj" => self.show(operands.first(), fonts),
             "'" => {
-                self.next_line(0.0, -self.leading);
+                self.next_line(0.0, -self.text.leading);
                 self.show(operands.first(), fonts);
             }
             "\"" => {
-                self.word_spacing = num(0).unwrap_or(self.word_spacing);
-                self.char_spacing = num(1).unwrap_or(self.char_spacing);
-                self.next_line(0.0, -self.leading);
+                self.text.word_spacing = num(0).unwrap_or(self.text.word_spacing);
+                self.text.char_spacing = num(1).unwrap_or(self.text.char_spacing);
+                self.next_line(0.0, -self.text.leading);
                 self.show(operands.get(2), fonts);
             }
             "TJ" => {
@@ -657,8 +644,9 @@ impl Walk {
                         Object::String(..) => self.show(Some(item), fonts),
                         o => {
                             if let Some(n) = number(o).filter(|n| n.is_finite()) {
-                                let dx = -n / 1000.0 * self.size * self.scaling.unwrap_or(1.0);
-                                self.tm = Matrix::translate(dx, 0.0).then(self.tm);
+                                let dx =
+                                    -n / 1000.0 * self.text.size * self.text.scaling.unwrap_or(1.0);
+                                self.text.tm = Matrix::translate(dx, 0.0).then(self.text.tm);
                             }
                         }
                     }
@@ -669,8 +657,8 @@ impl Walk {
     }
 
     fn next_line(&mut self, x: f32, y: f32) {
-        self.tlm = Matrix::translate(x, y).then(self.tlm);
-        self.tm = self.tlm;
+        self.text.tlm = Matrix::translate(x, y).then(self.text.tlm);
+        self.text.tm = self.text.tlm;
     }
 
     /// Shows one string: a separator by where it starts against where the
@@ -679,12 +667,12 @@ impl Walk {
         let Some(Object::String(bytes, _)) = operand else {
             return;
         };
-        let Some(font) = self.font.as_ref().and_then(|name| fonts.get(name)) else {
+        let Some(font) = self.text.font.as_ref().and_then(|name| fonts.get(name)) else {
             return;
         };
-        let trm = self.tm.then(self.ctm);
+        let trm = self.text.tm.then(self.ctm);
         let [_, _, c, d, x, y] = trm.0;
-        let size = (self.size * (c * c + d * d).sqrt()).abs().max(1e-3);
+        let size = (self.text.size * (c * c + d * d).sqrt()).abs().max(1e-3);
         let Some(decoded) = font.decode(bytes) else {
             return;
         };
@@ -701,12 +689,12 @@ impl Walk {
         }
         self.out.push_str(&decoded);
         let (glyphs, codes, spaces) = font.advance(bytes);
-        let advance = (glyphs / 1000.0 * self.size
-            + self.char_spacing * codes as f32
-            + self.word_spacing * spaces as f32)
-            * self.scaling.unwrap_or(1.0);
-        self.tm = Matrix::translate(advance, 0.0).then(self.tm);
-        let end = self.tm.then(self.ctm).0;
+        let advance = (glyphs / 1000.0 * self.text.size
+            + self.text.char_spacing * codes as f32
+            + self.text.word_spacing * spaces as f32)
+            * self.text.scaling.unwrap_or(1.0);
+        self.text.tm = Matrix::translate(advance, 0.0).then(self.text.tm);
+        let end = self.text.tm.then(self.ctm).0;
         self.last = Some((end[4], end[5], size));
     }
 }
