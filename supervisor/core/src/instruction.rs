@@ -97,11 +97,20 @@ fn judge(text: &str, decoded: &decode::Decoded) -> bool {
     if hidden_words(&decoded.hidden_tag_text) {
         return true;
     }
-    let changed = !decoded.forms.is_empty();
-    if patterns_match(text) || (changed && patterns_match(&decoded.text)) {
+    let masked = mask_reported_quotes(text);
+    if patterns_match_masked(text, &masked) {
         return true;
     }
-    let judged = mask_reported_quotes(&decoded.text);
+    // Nothing decoded: the decoded text is the text, already masked.
+    let judged = if decoded.forms.is_empty() {
+        masked
+    } else {
+        let masked = mask_reported_quotes(&decoded.text);
+        if patterns_match_masked(&decoded.text, &masked) {
+            return true;
+        }
+        masked
+    };
     model::MODEL.score(&judged) >= model_threshold(&judged)
 }
 
@@ -133,7 +142,13 @@ fn hidden_words(hidden: &str) -> bool {
 }
 
 fn patterns_match(text: &str) -> bool {
-    let plain = normalize(&mask_reported_quotes(text), false);
+    patterns_match_masked(text, &mask_reported_quotes(text))
+}
+
+/// [`patterns_match`] given `masked`, the text's
+/// [`mask_reported_quotes`].
+fn patterns_match_masked(text: &str, masked: &str) -> bool {
+    let plain = normalize(masked, false);
     if matches_any(&plain) {
         return true;
     }
@@ -282,7 +297,8 @@ fn mask_reported_quotes(text: &str) -> std::borrow::Cow<'_, str> {
         return std::borrow::Cow::Borrowed(text);
     }
     let chars: Vec<char> = text.chars().collect();
-    let mut out = chars.clone();
+    // Copied only once a quotation is blanked.
+    let mut out: Option<Vec<char>> = None;
     let mut i = 0;
     while i < chars.len() {
         let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| *open == chars[i]) else {
@@ -294,13 +310,17 @@ fn mask_reported_quotes(text: &str) -> std::borrow::Cow<'_, str> {
         };
         let end = i + 1 + len;
         if reported_before(&chars[..i]) {
+            let out = out.get_or_insert_with(|| chars.clone());
             for c in &mut out[i + 1..end] {
                 *c = ' ';
             }
         }
         i = end + 1;
     }
-    std::borrow::Cow::Owned(out.into_iter().collect())
+    match out {
+        Some(out) => std::borrow::Cow::Owned(out.into_iter().collect()),
+        None => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 fn reported_before(before: &[char]) -> bool {
@@ -331,7 +351,18 @@ fn normalize(text: &str, leet: bool) -> String {
         let c = if leet { unleet(c) } else { c };
         out.extend(c.to_lowercase());
     }
-    join_spaced_letters(&fold_lookalikes(&out))
+    // Both steps leave ASCII-only text without single-letter runs as it
+    // is; most text is such, and is spared their copies.
+    let out = if out.is_ascii() {
+        out
+    } else {
+        fold_lookalikes(&out)
+    };
+    if has_spaced_letters(&out) {
+        join_spaced_letters(&out)
+    } else {
+        out
+    }
 }
 
 /// Folds look-alike letters in each word that also has a Latin letter, so
@@ -413,6 +444,22 @@ fn unleet(c: char) -> char {
         '7' => 't',
         other => other,
     }
+}
+
+/// Whether `text` has a run of at least three single letters separated by
+/// single spaces, which [`join_spaced_letters`] would join (it returns any
+/// other text unchanged).
+fn has_spaced_letters(text: &str) -> bool {
+    let mut run = 0;
+    for part in text.split(' ') {
+        let mut chars = part.chars();
+        let single = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
+        run = if single { run + 1 } else { 0 };
+        if run >= 3 {
+            return true;
+        }
+    }
+    false
 }
 
 /// `i g n o r e   a l l` as `ignore all`: a run of at least three single
