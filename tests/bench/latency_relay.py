@@ -10,6 +10,13 @@ read while another is in flight arrives half an RTT after its own read,
 as on a link with no bandwidth limit. It counts the connections it
 accepted, so a benchmark can tell a kept connection from a new one.
 
+Each direction of each connection has a reading thread and a delivering
+thread that sleeps until a chunk is due (`time.sleep`, which is precise
+to tens of microseconds, where an event loop's timers round up to the
+millisecond). How late each chunk left after it was due is recorded:
+`lateness_ms()` gives the relay's own error, so a benchmark can say how
+much of what it measured the relay added beyond the charge.
+
 Used by search_latency.py; runs on its own for trying things by hand:
 
     python3 tests/bench/latency_relay.py --rtt-ms 30 --upstream 127.0.0.1:8080
@@ -17,104 +24,123 @@ Used by search_latency.py; runs on its own for trying things by hand:
 prints the port it listens on and relays until interrupted.
 """
 import argparse
-import asyncio
+import queue
+import socket
 import threading
 import time
 
 
 class Relay:
     """Relays 127.0.0.1:`port` to `upstream` with `rtt_s` charged as above.
-    Runs its own event loop on a daemon thread; `connections` counts the
-    connections accepted so far."""
+    `accepted()` counts the connections accepted so far."""
 
     def __init__(self, upstream, rtt_s):
         self.upstream = upstream
         self.rtt_s = rtt_s
         self.connections = 0
-        self._writers = set()
+        self._late = []
+        self._sockets = set()
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
-        ready.wait()
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(
-            asyncio.start_server(self._accept, "127.0.0.1", 0))
-        self.port = server.sockets[0].getsockname()[1]
-        ready.set()
-        self._loop.run_forever()
-
-    def close(self):
-        """Cuts every relayed connection and ends the relay's loop."""
-        async def cut_all():
-            for writer in list(self._writers):
-                writer.transport.abort()
-            # Let each connection's tasks see the cut and end.
-            await asyncio.sleep(0.05)
-
-        asyncio.run_coroutine_threadsafe(cut_all(), self._loop).result(timeout=5)
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept_loop, daemon=True).start()
 
     def accepted(self):
         with self._lock:
             return self.connections
 
-    async def _accept(self, client_reader, client_writer):
+    def lateness_ms(self):
+        """How late each chunk so far left after it was due, in ms."""
         with self._lock:
-            self.connections += 1
-        # The handshake: the client's first byte can leave only once its
-        # SYN went out and the SYN-ACK came back.
-        open_at = time.perf_counter() + self.rtt_s
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self.upstream)
-        except OSError:
-            client_writer.close()
-            return
-        half = self.rtt_s / 2
-        self._writers.update((client_writer, up_writer))
-        await asyncio.gather(
-            self._pipe(client_reader, up_writer, lambda t: max(t, open_at) + half),
-            self._pipe(up_reader, client_writer, lambda t: t + half),
-            return_exceptions=True)
-        for writer in (up_writer, client_writer):
-            self._writers.discard(writer)
-            writer.close()
+            return [late * 1000 for late in self._late]
 
-    async def _pipe(self, reader, writer, due_of):
-        """Copies `reader` to `writer`, each chunk at `due_of(read time)`."""
-        queue = asyncio.Queue()
-
-        async def deliver():
-            while True:
-                due, chunk = await queue.get()
-                wait = due - time.perf_counter()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                if not chunk:
-                    break
-                writer.write(chunk)
-                await writer.drain()
-            # The sender's end travels like its data: after half an RTT.
+    def close(self):
+        """Cuts every relayed connection and stops accepting."""
+        with self._lock:
+            sockets = list(self._sockets) + [self._listener]
+        for sock in sockets:
             try:
-                writer.write_eof()
+                sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            sock.close()
 
-        sender = asyncio.ensure_future(deliver())
-        try:
+    def _accept_loop(self):
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                self.connections += 1
+            # The handshake: the client's first byte can leave only once
+            # its SYN went out and the SYN-ACK came back.
+            open_at = time.perf_counter() + self.rtt_s
+            try:
+                upstream = socket.create_connection(self.upstream)
+            except OSError:
+                client.close()
+                continue
+            half = self.rtt_s / 2
+            for sock in (client, upstream):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._sockets.update((client, upstream))
+            ended = threading.Semaphore(0)
+            self._pipe(client, upstream, lambda t: max(t, open_at) + half, ended)
+            self._pipe(upstream, client, lambda t: t + half, ended)
+            threading.Thread(target=self._close_after, args=(ended, client, upstream),
+                             daemon=True).start()
+
+    def _close_after(self, ended, *sockets):
+        """Closes a connection's two sockets once both directions ended."""
+        ended.acquire()
+        ended.acquire()
+        with self._lock:
+            self._sockets.difference_update(sockets)
+        for sock in sockets:
+            sock.close()
+
+    def _pipe(self, src, dst, due_of, ended):
+        """Copies `src` to `dst`, each chunk at `due_of(read time)`."""
+        chunks = queue.Queue()
+
+        def read():
             while True:
-                chunk = await reader.read(65536)
-                queue.put_nowait((due_of(time.perf_counter()), chunk))
+                try:
+                    chunk = src.recv(65536)
+                except OSError:
+                    chunk = b""
+                chunks.put((due_of(time.perf_counter()), chunk))
                 if not chunk:
-                    break
-        except OSError:
-            queue.put_nowait((0.0, b""))
-        try:
-            await sender
-        except OSError:
-            pass
+                    return
+
+        def deliver():
+            try:
+                deliver_until_end()
+            finally:
+                ended.release()
+
+        def deliver_until_end():
+            while True:
+                due, chunk = chunks.get()
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)
+                late = time.perf_counter() - due
+                try:
+                    if not chunk:
+                        # The sender's end travels like its data.
+                        dst.shutdown(socket.SHUT_WR)
+                        return
+                    dst.sendall(chunk)
+                except OSError:
+                    return
+                with self._lock:
+                    self._late.append(late)
+
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=deliver, daemon=True).start()
 
 
 def main():
