@@ -62,15 +62,21 @@ fn metrics_addr(server: &Server) -> SocketAddr {
         .expect("a socket address")
 }
 
-/// One HTTP/1.1 GET of `path` with `headers`: the status, the head's
-/// lines and the body.
+/// One HTTP/1.1 GET of `path` with `headers` (and `Host` naming `addr`
+/// unless `headers` name one): the status, the head's lines and the body.
 fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
     let mut stream =
         TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect to /metrics");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let mut request = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -235,6 +241,22 @@ fn answers_openmetrics_when_asked_for_it() {
     );
     let (status, _, _) = get(run.addr, "/mcp", &[]);
     assert_eq!(status, 404);
+}
+
+// Verifies: REQ-SEC-018 (a scrape listener without a token refuses a request naming a foreign host, as a page rebound to loopback would send; loopback names are answered)
+#[test]
+fn a_tokenless_scrape_listener_refuses_a_rebound_name() {
+    let run = running("[metrics]\nbind = \"127.0.0.1:0\"\n", &[]);
+    let port = run.addr.port();
+    let rebound = format!("rebound.example:{port}");
+    let (status, _, body) = get(run.addr, "/metrics", &[("Host", &rebound)]);
+    assert_eq!(status, 403, "{body}");
+    assert!(!body.contains("rypsok_"), "{body}");
+    assert!(body.contains("loopback names only"), "{body}");
+    let localhost = format!("localhost:{port}");
+    let (status, _, body) = get(run.addr, "/metrics", &[("Host", &localhost)]);
+    assert_eq!(status, 200);
+    assert!(body.contains("rypsok_worker_starts_total"), "{body}");
 }
 
 // Verifies: REQ-SEC-018 (a token configured for the scrape listener is required of every scrape, loopback included)

@@ -8,7 +8,9 @@
 //! reads the registry's own counters and takes no lock a tool call holds
 //! beyond a family's read lock for the time of one copy. Off loopback a
 //! bearer token is required (the configuration refuses it without one),
-//! checked as the MCP listener checks its own.
+//! checked as the MCP listener checks its own; without one, a request must
+//! name a loopback host, so that DNS rebinding cannot make a page a
+//! scraper.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -115,6 +117,12 @@ fn answer(
     token: Option<&[u8; 32]>,
     request: &Request<Incoming>,
 ) -> Response<Full<Bytes>> {
+    if token.is_none() && !names_loopback(request.headers()) {
+        return plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: a listener without a token answers loopback names only",
+        );
+    }
     if request.uri().path() != PATH {
         return plain(StatusCode::NOT_FOUND, "Not Found");
     }
@@ -146,6 +154,43 @@ fn answer(
         }),
     );
     response
+}
+
+/// Whether the request's one `Host` names this machine's loopback:
+/// `localhost` or a loopback address, with or without a port. A listener
+/// without a token is on loopback (the configuration allows no other), and
+/// a page whose own name was made to resolve to 127.0.0.1 (DNS rebinding)
+/// reaches it with that name in `Host`: it is refused, as the MCP listener
+/// refuses it (REQ-SEC-018).
+pub(super) fn names_loopback(headers: &http::HeaderMap) -> bool {
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return false;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((inside, "")) => inside,
+            Some((inside, after)) if after.strip_prefix(':').is_some_and(is_port) => inside,
+            _ => return false,
+        },
+        None => match host.split_once(':') {
+            Some((name, port)) if is_port(port) => name,
+            Some(_) => return false,
+            None => host,
+        },
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|addr| addr.is_loopback())
+}
+
+/// One to five digits.
+fn is_port(text: &str) -> bool {
+    (1..=5).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {

@@ -6,7 +6,7 @@ use rypsok_core::response::EngineErrorClass;
 use rypsok_core::tools::ToolName;
 use rypsok_egress::AddressClass;
 
-use super::serve::wants_openmetrics;
+use super::serve::{names_loopback, wants_openmetrics};
 use super::*;
 
 fn sample() -> Metrics {
@@ -204,4 +204,46 @@ fn the_book_lists_every_metric_of_the_registry() {
     );
     // 21 families: every one the issue lists.
     assert_eq!(table.lines().count(), 2 + 21, "{table}");
+}
+
+// Verifies: REQ-SEC-018 (a listener without a token answers loopback names only: a rebound name is refused)
+#[test]
+fn a_tokenless_listener_answers_loopback_hosts_only() {
+    let with_hosts = |hosts: &[&str]| {
+        let mut headers = http::HeaderMap::new();
+        for host in hosts {
+            headers.append(http::header::HOST, HeaderValue::from_str(host).unwrap());
+        }
+        names_loopback(&headers)
+    };
+    for host in [
+        "127.0.0.1:9464",
+        "127.0.0.1",
+        "127.1.2.3:80",
+        "localhost:9464",
+        "LOCALHOST",
+        "[::1]:9464",
+        "[::1]",
+    ] {
+        assert!(with_hosts(&[host]), "{host}");
+    }
+    for host in [
+        "rebound.example:9464",
+        "rebound.example",
+        "localhost.rebound.example:9464",
+        "127.0.0.1.rebound.example",
+        "10.0.0.1:9464",
+        "[::2]:9464",
+        "127.0.0.1:9464:1",
+        "[::1]9464",
+        "127.0.0.1:",
+        "",
+    ] {
+        assert!(!with_hosts(&[host]), "{host}");
+    }
+    assert!(!with_hosts(&[]), "no Host");
+    assert!(
+        !with_hosts(&["127.0.0.1:9464", "rebound.example"]),
+        "two Hosts"
+    );
 }
