@@ -141,6 +141,7 @@ fn hidden_words(hidden: &str) -> bool {
         >= 2
 }
 
+#[cfg(feature = "measure")]
 fn patterns_match(text: &str) -> bool {
     patterns_match_masked(text, &mask_reported_quotes(text))
 }
@@ -392,18 +393,20 @@ fn fold_lookalikes(text: &str) -> String {
 }
 
 fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
+    // Every invisible character is outside ASCII.
+    !c.is_ascii()
+        && matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
 }
 
 /// Cyrillic and Greek letters that look like Latin ones, as Latin.
@@ -486,29 +489,40 @@ fn join_spaced_letters(text: &str) -> String {
     out.join(" ")
 }
 
-/// Words and the punctuation that patterns need.
-fn tokens(text: &str) -> Vec<String> {
+/// Words and the punctuation that patterns need, borrowed from `text`
+/// (a word with `’` is copied, the apostrophe read as `'`).
+fn tokens(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    let in_word = |c: char| c.is_alphanumeric() || c == '\'' || c == '’' || c == '_';
     let mut out = Vec::new();
-    let mut word = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '\'' || c == '’' || c == '_' {
-            word.push(if c == '’' { '\'' } else { c });
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        if in_word(c) {
+            start.get_or_insert(at);
             continue;
         }
-        if !word.is_empty() {
-            out.push(std::mem::take(&mut word));
+        if let Some(from) = start.take() {
+            out.push(word(&text[from..at]));
         }
         if matches!(
             c,
             ',' | '.' | ':' | '!' | '?' | ';' | '\n' | '<' | '>' | '/' | '*' | '='
         ) {
-            out.push(c.to_string());
+            out.push(std::borrow::Cow::Borrowed(&text[at..at + c.len_utf8()]));
         }
     }
-    if !word.is_empty() {
-        out.push(word);
+    if let Some(from) = start {
+        out.push(word(&text[from..]));
     }
     out
+}
+
+/// A word of [`tokens`]: borrowed unless it has `’`, read as `'`.
+fn word(w: &str) -> std::borrow::Cow<'_, str> {
+    if w.contains('’') {
+        std::borrow::Cow::Owned(w.replace('’', "'"))
+    } else {
+        std::borrow::Cow::Borrowed(w)
+    }
 }
 
 #[cfg(test)]

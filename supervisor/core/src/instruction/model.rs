@@ -118,14 +118,19 @@ fn feature_buckets(norm: &[char], mask: u32) -> Vec<u32> {
             norm[i - 1]
         }
     };
+    // Each character's bytes once, for the four n-grams that read it.
+    let encoded: Vec<([u8; 4], u8)> = (0..padded_len)
+        .map(|i| {
+            let mut buf = [0u8; 4];
+            let len = at(i).encode_utf8(&mut buf).len() as u8;
+            (buf, len)
+        })
+        .collect();
     let mut buf = [0u8; 4];
     for i in 0..padded_len - 1 {
         let mut h = FNV32_BASIS;
-        for k in 0..4 {
-            if i + k >= padded_len {
-                break;
-            }
-            h = fnv32_feed(h, at(i + k).encode_utf8(&mut buf).as_bytes());
+        for (k, (bytes, len)) in encoded[i..].iter().take(4).enumerate() {
+            h = fnv32_feed(h, &bytes[..usize::from(*len)]);
             if k >= 1 {
                 out.push(h & mask);
             }

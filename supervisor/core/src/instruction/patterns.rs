@@ -157,7 +157,7 @@ pub(super) fn matches_any(text: &str) -> bool {
     let words = tokens(text);
     let compiled = &*COMPILED;
     (0..words.len()).any(|start| {
-        let first = words[start].as_str();
+        let first = words[start].as_ref();
         compiled
             .by_first_word
             .get(first)
@@ -352,7 +352,7 @@ pub(super) fn has_template_image(text: &str) -> bool {
     false
 }
 
-pub(super) fn match_slots(slots: &[Slot], words: &[String], at: usize) -> bool {
+pub(super) fn match_slots(slots: &[Slot], words: &[std::borrow::Cow<'_, str>], at: usize) -> bool {
     let Some((slot, rest)) = slots.split_first() else {
         return true;
     };
