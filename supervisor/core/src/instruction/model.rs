@@ -119,10 +119,10 @@ fn feature_buckets(norm: &[char], mask: u32) -> Vec<u32> {
         }
     };
     // Each character's bytes once, for the four n-grams that read it.
-    let encoded: Vec<([u8; 4], u8)> = (0..padded_len)
+    let encoded: Vec<([u8; 4], usize)> = (0..padded_len)
         .map(|i| {
             let mut buf = [0u8; 4];
-            let len = at(i).encode_utf8(&mut buf).len() as u8;
+            let len = at(i).encode_utf8(&mut buf).len();
             (buf, len)
         })
         .collect();
@@ -130,7 +130,7 @@ fn feature_buckets(norm: &[char], mask: u32) -> Vec<u32> {
     for i in 0..padded_len - 1 {
         let mut h = FNV32_BASIS;
         for (k, (bytes, len)) in encoded[i..].iter().take(4).enumerate() {
-            h = fnv32_feed(h, &bytes[..usize::from(*len)]);
+            h = fnv32_feed(h, &bytes[..*len]);
             if k >= 1 {
                 out.push(h & mask);
             }
