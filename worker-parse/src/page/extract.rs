@@ -10,7 +10,8 @@
 //!
 //! 1. **Exclusion**: elements that are never content (scripts, styles,
 //!    form controls, navigation, the page's header, footers, sidebars;
-//!    a header inside an article or a section is that piece's), hidden or
+//!    a header inside an article or a section is that piece's, and one
+//!    left open that holds the page's `<main>` is no furniture), hidden or
 //!    non-rendered ones (`hidden`, `aria-hidden`, inline `display:none` /
 //!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
 //!    `<noscript>`, comments), and blocks whose class or id names

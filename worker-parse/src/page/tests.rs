@@ -176,6 +176,23 @@ fn hidden_and_non_rendered_content_is_excluded() {
     );
 }
 
+// Verifies: REQ-PAGE-002 (a banner left open, which holds the rest of the
+// page, does not take the page's text out with it)
+#[test]
+fn an_unclosed_banner_does_not_hide_the_main_text() {
+    let md = markdown(&format!(
+        "<html><body><aside class=\"notice\"><div><a href=\"/news\">We moved</a>\
+         <main><article><h1>Flood</h1>{ARTICLE}\
+         <p>A second paragraph, still about the flood and the bridge.</p></article></main>\
+         <aside><p>Sidebar: popular stories</p></aside>\
+         <footer><p>Copyright and contact</p></footer></body></html>"
+    ));
+    assert!(md.contains("The river rose three metres"), "{md}");
+    assert!(md.contains("A second paragraph"), "{md}");
+    assert!(!md.contains("Sidebar"), "{md}");
+    assert!(!md.contains("Copyright"), "{md}");
+}
+
 // Verifies: REQ-CTX-005, REQ-SEC-003
 #[test]
 fn hidden_prompt_injection_stays_out() {

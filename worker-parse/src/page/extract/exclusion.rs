@@ -51,6 +51,7 @@ pub(super) fn exclude<'a>(
     // Whether a node is inside an `<article>`, a `<section>` or a
     // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
+    let holds_main = holds_main(dom);
     while let Some(id) = stack.pop() {
         order.push(id);
         let node = &dom.nodes[id];
@@ -72,6 +73,12 @@ pub(super) fn exclude<'a>(
                 {
                     hidden(e, lenient) || furniture_role(e) || hides(e, lenient, names)
                 }
+                // A banner, a sidebar or a footer left open holds the rest
+                // of the page, its `<main>` too: that is a markup error,
+                // not furniture.
+                Data::Element(e) if holds_main[id] && is_landmark(e) => {
+                    hidden(e, lenient) || hides(e, lenient, names)
+                }
                 Data::Element(e) => excluded(e, lenient, names),
                 Data::Other => true,
                 _ => false,
@@ -84,6 +91,36 @@ pub(super) fn exclude<'a>(
         }
     }
     (order, skip)
+}
+
+/// Whether each node is a `<main>` element or holds one.
+fn holds_main(dom: &Dom) -> Vec<bool> {
+    let mut holds = vec![false; dom.nodes.len()];
+    for id in 0..dom.nodes.len() {
+        if !is(dom, id, &local_name!("main")) {
+            continue;
+        }
+        // Each node is marked once: the walk up stops at a marked one.
+        let mut at = Some(id);
+        while let Some(a) = at.filter(|&a| !holds[a]) {
+            holds[a] = true;
+            at = dom.nodes[a].parent;
+        }
+    }
+    holds
+}
+
+/// The page-level landmarks that are never content by their name.
+fn is_landmark(e: &Element) -> bool {
+    matches!(
+        e.html_name(),
+        Some(
+            &local_name!("header")
+                | &local_name!("footer")
+                | &local_name!("aside")
+                | &local_name!("nav")
+        )
+    )
 }
 
 /// Prose before each node in document order: an article's comments
