@@ -5,18 +5,14 @@
 //! one connection, never one whose body was cut at its bound, and work
 //! again after worker-net is replaced.
 
-use std::io::Write;
-use std::net::TcpListener;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 use crate::support::{
-    FakeHttp, Reply, Server, TLS_ENGINE_NAME, structured, tls_engine_config, wikipedia_config,
+    FakeHttp, Reply, Server, TLS_ENGINE_NAME, start_tls_engine, structured, wikipedia_config,
     workspace_file,
 };
 use crate::workers::{pid_of, signal};
@@ -151,52 +147,6 @@ fn three_fetches_of_one_page_use_one_connection_and_one_robots_request() {
     assert_eq!(connections(&site), 1);
 }
 
-/// A loopback https engine for [`TLS_ENGINE_NAME`] that answers one
-/// request per connection and records whether each handshake resumed an
-/// earlier session.
-fn start_tls_engine(body: Vec<u8>, resumed: Arc<Mutex<Vec<bool>>>) -> u16 {
-    use std::io::Read;
-
-    let config = tls_engine_config();
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let port = listener.local_addr().expect("local addr").port();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let (config, body, resumed) = (config.clone(), body.clone(), resumed.clone());
-            thread::spawn(move || {
-                let Ok(conn) = rustls::ServerConnection::new(config) else {
-                    return;
-                };
-                let mut tls = rustls::StreamOwned::new(conn, stream);
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
-                    match tls.read(&mut byte) {
-                        Ok(1) => head.push(byte[0]),
-                        _ => return,
-                    }
-                }
-                resumed
-                    .lock()
-                    .expect("resumed")
-                    .push(tls.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed));
-                let _ = tls.write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
-                let _ = tls.write_all(&body);
-                tls.conn.send_close_notify();
-                let _ = tls.flush();
-            });
-        }
-    });
-    port
-}
-
 // Verifies: REQ-PERF-004, REQ-SEC-007 (a new TLS connection to an engine seen before resumes its session; the certificate is still verified by name)
 #[test]
 fn a_new_tls_connection_to_the_same_engine_resumes_its_session() {
@@ -204,8 +154,8 @@ fn a_new_tls_connection_to_the_same_engine_resumes_its_session() {
         "worker-parse/testdata/wikipedia/en_search_counter_strike_2021.json",
     ))
     .expect("fixture");
-    let resumed: Arc<Mutex<Vec<bool>>> = Arc::default();
-    let port = start_tls_engine(body, resumed.clone());
+    let engine = start_tls_engine(body);
+    let (port, resumed) = (engine.port, engine.resumed);
     let ca = workspace_file("tests/certs/test-ca.pem");
     let config = format!(
         r#"config_version = 1

@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::{
-    FakeHttp, Reply, Server, TLS_ENGINE_NAME, TempDir, binary, read_request_head, structured,
-    tls_engine_config, workspace_file,
+    FakeHttp, Reply, Server, TLS_ENGINE_NAME, TempDir, binary, read_request_head, start_tls_engine,
+    structured, workspace_file,
 };
 
 /// What the proxy saw: each request target and its `Proxy-Authorization`.
@@ -135,45 +135,6 @@ fn tunnel(mut client: TcpStream, engine_port: u16) {
     let _ = std::io::copy(&mut upstream_read, &mut client);
     let _ = client.shutdown(std::net::Shutdown::Write);
     let _ = up.join();
-}
-
-/// A loopback https engine for [`ENGINE_NAME`], its certificate signed by
-/// the test CA, answering every request with `body`.
-fn start_tls_engine(body: Vec<u8>) -> u16 {
-    let config = tls_engine_config();
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let port = listener.local_addr().expect("local addr").port();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let (config, body) = (config.clone(), body.clone());
-            thread::spawn(move || {
-                let Ok(conn) = rustls::ServerConnection::new(config) else {
-                    return;
-                };
-                let mut tls = rustls::StreamOwned::new(conn, stream);
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
-                    match tls.read(&mut byte) {
-                        Ok(1) => head.push(byte[0]),
-                        _ => return,
-                    }
-                }
-                let _ = tls.write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
-                let _ = tls.write_all(&body);
-                tls.conn.send_close_notify();
-                let _ = tls.flush();
-            });
-        }
-    });
-    port
 }
 
 fn fixture() -> Vec<u8> {
@@ -324,7 +285,7 @@ endpoint = "http://127.0.0.1:{}/w/api.php"
 // Verifies: REQ-RES-008 (https through a CONNECT tunnel; the operator's CA is trusted only with ca_file)
 #[test]
 fn a_tls_engine_signed_by_the_operators_ca_is_trusted_only_with_ca_file() {
-    let engine_port = start_tls_engine(fixture());
+    let engine_port = start_tls_engine(fixture()).port;
     let proxy = FakeProxy::start(engine_port, None);
     let config = |extra: &str| {
         proxied_config(engine_port, proxy.addr, extra).replace(

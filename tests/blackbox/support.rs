@@ -336,6 +336,59 @@ pub(crate) fn tls_engine_config() -> Arc<rustls::ServerConfig> {
     Arc::new(config)
 }
 
+/// A loopback https engine for [`TLS_ENGINE_NAME`]: answers one request
+/// per connection with `body` as JSON, then closes it. It listens on
+/// 127.0.0.1 only.
+pub(crate) struct TlsEngine {
+    pub(crate) port: u16,
+    /// Per connection that sent a request, whether its handshake resumed
+    /// an earlier session.
+    pub(crate) resumed: Arc<Mutex<Vec<bool>>>,
+}
+
+pub(crate) fn start_tls_engine(body: Vec<u8>) -> TlsEngine {
+    let config = tls_engine_config();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let port = listener.local_addr().expect("local addr").port();
+    let resumed: Arc<Mutex<Vec<bool>>> = Arc::default();
+    let record = Arc::clone(&resumed);
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (config, body, record) = (config.clone(), body.clone(), record.clone());
+            thread::spawn(move || {
+                let Ok(conn) = rustls::ServerConnection::new(config) else {
+                    return;
+                };
+                let mut tls = rustls::StreamOwned::new(conn, stream);
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
+                    match tls.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                record
+                    .lock()
+                    .expect("resumed")
+                    .push(tls.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed));
+                let _ = tls.write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+                let _ = tls.write_all(&body);
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            });
+        }
+    });
+    TlsEngine { port, resumed }
+}
+
 /// A configuration that points the Wikipedia engine at a loopback fake,
 /// with a 1.5 s search deadline.
 pub(crate) fn wikipedia_config(port: u16, extra: &str) -> String {
