@@ -19,7 +19,7 @@
 #[cfg(test)]
 mod tests;
 
-use unicode_normalization::UnicodeNormalization as _;
+use unicode_normalization::{IsNormalized, UnicodeNormalization as _};
 
 /// Text after the boundary, with what the notices need to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +102,14 @@ pub(crate) fn clean_highlighted_text(raw: &str, max_chars: usize) -> Cleaned {
 /// a cut).
 pub(crate) fn clean_decoded_text(text: &str, max_chars: usize) -> Cleaned {
     let (visible, mut removed) = remove_invisible(text);
-    let visible: Vec<char> = visible.into_iter().nfc().collect();
+    // As in `clean_document_text`: text the quick check finds in NFC
+    // already is left as it is.
+    let visible: Vec<char> =
+        if unicode_normalization::is_nfc_quick(visible.iter().copied()) == IsNormalized::Yes {
+            visible
+        } else {
+            visible.into_iter().nfc().collect()
+        };
     let (mut joined, dropped_joiners) = settle_joiners(&visible);
     removed += dropped_joiners;
     if dropped_joiners > 0 {
@@ -161,8 +168,7 @@ pub(crate) fn clean_document_text(text: &str) -> Cleaned {
     }
     // Normalising text that is already NFC changes nothing: skip it when
     // the quick check can tell.
-    if unicode_normalization::is_nfc_quick(kept.chars()) != unicode_normalization::IsNormalized::Yes
-    {
+    if unicode_normalization::is_nfc_quick(kept.chars()) != IsNormalized::Yes {
         kept = kept.nfc().collect();
     }
     if has_joiner {
