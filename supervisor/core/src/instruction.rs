@@ -359,11 +359,7 @@ fn normalize(text: &str, leet: bool) -> String {
     } else {
         fold_lookalikes(&out)
     };
-    if has_spaced_letters(&out) {
-        join_spaced_letters(&out)
-    } else {
-        out
-    }
+    join_spaced_letters(out)
 }
 
 /// Folds look-alike letters in each word that also has a Latin letter, so
@@ -449,33 +445,30 @@ fn unleet(c: char) -> char {
     }
 }
 
-/// Whether `text` has a run of at least three single letters separated by
-/// single spaces, which [`join_spaced_letters`] would join (it returns any
-/// other text unchanged).
-fn has_spaced_letters(text: &str) -> bool {
-    let mut run = 0;
-    for part in text.split(' ') {
-        let mut chars = part.chars();
-        let single = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
-        run = if single { run + 1 } else { 0 };
-        if run >= 3 {
-            return true;
-        }
-    }
-    false
+/// A part of a text between spaces that is one letter.
+fn is_single_letter(part: &str) -> bool {
+    let mut chars = part.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic())
 }
 
 /// `i g n o r e   a l l` as `ignore all`: a run of at least three single
 /// letters separated by single spaces is one word; wider gaps separate
-/// words.
-fn join_spaced_letters(text: &str) -> String {
+/// words. Text without such a run (most text) is returned as it is.
+fn join_spaced_letters(text: String) -> String {
+    let mut run = 0;
+    let has_run = text.split(' ').any(|part| {
+        run = if is_single_letter(part) { run + 1 } else { 0 };
+        run >= 3
+    });
+    if !has_run {
+        return text;
+    }
     let parts: Vec<&str> = text.split(' ').collect();
-    let single = |p: &str| p.chars().count() == 1 && p.chars().all(char::is_alphabetic);
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < parts.len() {
         let mut j = i;
-        while j < parts.len() && single(parts[j]) {
+        while j < parts.len() && is_single_letter(parts[j]) {
             j += 1;
         }
         if j - i >= 3 {
