@@ -19,8 +19,12 @@ A search's latency is the moment its response line reached this script
 minus the moment its call was sent; "above the engine" subtracts the time
 the engine itself took (request arrived to answer written). The relay's
 own lateness (how long after its due time each chunk left) is reported
-beside the figures: it is the bench's error, not rypsok's. The relay's
-count of accepted connections gives the connections per search.
+beside the figures: it is the bench's error, not rypsok's. So is the
+floor of the path itself, timed with no rypsok on it: a bare HTTP/1.1
+request of this script's on a kept connection through the same relay to
+the same engine; what a warm search adds above that floor is rypsok's.
+The relay's count of accepted connections gives the connections per
+search.
 
 Usage: python3 tests/bench/search_latency.py [--rtt-ms 30] [--delay-ms 20]
        [--starts 3] [--searches 20] [--bin target/release/rypsok]
@@ -30,6 +34,7 @@ and the machine's load average before and after.
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -128,20 +133,64 @@ def one_start(args, engine, relay, workdir, keep, query_base):
         if answer is None:
             raise SystemExit("rypsok exited")
         outcome = answer["result"].get("structuredContent", {}).get("outcome")
-        # The engine notes its answer just after writing it: let the note
-        # land before pairing it with its request.
-        for _ in range(100):
-            if len(engine.answered) >= len(engine.arrived):
-                break
-            time.sleep(0.001)
-        asked = [done - came for came, done in
-                 zip(engine.arrived[own_before:], engine.answered[own_before:])]
+        asked = engine_times(engine, own_before)
         if outcome != "ok" or len(asked) != 1:
             raise SystemExit(f"search {i}: outcome {outcome}, engine asked {len(asked)} times")
         above.append(((received - sent) - asked[0]) * 1000)
         connections.append(relay.accepted() - conns_before)
     rypsok.stop()
     return above, connections, written
+
+
+def engine_times(engine, own_before):
+    """How long the engine took for each request since `own_before`
+    (request arrived to answer written). The engine notes its answer just
+    after writing it: the note is let land before it is paired with its
+    request."""
+    for _ in range(100):
+        if len(engine.answered) >= len(engine.arrived):
+            break
+        time.sleep(0.001)
+    return [done - came for came, done in
+            zip(engine.arrived[own_before:], engine.answered[own_before:])]
+
+
+def bare_client(engine, relay, count):
+    """The same path without rypsok: this script asks the engine through
+    the relay on one kept connection with a bare HTTP/1.1 request, read
+    with no more work than finding the end of the answer; a first request
+    opens the connection, then `count` more are timed. Returns their
+    latencies above the engine, in ms: the floor of the bench itself (the
+    relay's own hops and this script's), below anything a client of the
+    engine could do."""
+    sock = socket.create_connection(("127.0.0.1", relay.port), timeout=10)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    above = []
+    for i in range(count + 1):
+        own_before = len(engine.arrived)
+        sent = time.perf_counter()
+        sock.sendall(f"GET /w/api.php?search=bare+{i} HTTP/1.1\r\n"
+                     "Host: 127.0.0.1\r\n\r\n".encode())
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise SystemExit("the engine closed the bare client's connection")
+            data += chunk
+            head_end = data.find(b"\r\n\r\n")
+            if head_end < 0:
+                continue
+            length = int(data.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0])
+            if len(data) >= head_end + 4 + length:
+                break
+        received = time.perf_counter()
+        asked = engine_times(engine, own_before)
+        if not data.startswith(b"HTTP/1.1 200") or len(asked) != 1:
+            raise SystemExit(f"bare client {i}: {data[:40]!r}")
+        if i > 0:
+            above.append(((received - sent) - asked[0]) * 1000)
+    sock.close()
+    return above
 
 
 def p99(values):
@@ -168,9 +217,11 @@ def main():
     workdir = tempfile.mkdtemp(prefix="rypsok-bench-")
 
     results = {True: ([], [], []), False: ([], [], [])}
+    bare = []
     setting_known = True
     load_before = os.getloadavg()
     for start in range(args.starts):
+        bare.extend(bare_client(engine, relay, args.searches - 1))
         for keep in (True, False):
             above, conns, written = one_start(args, engine, relay, workdir, keep,
                                               f"counter strike {start} {keep}")
@@ -201,7 +252,13 @@ def main():
         print(f"  the relay's own lateness (chunk sent after it was due): median "
               f"{statistics.median(late):.2f} ms, p99 {p99(late):.2f} ms over {len(late)} chunks; "
               "a search's figure includes it once per chunk its request and answer took")
-    print(f"  target: a warm search at most one RTT + 3 ms = {args.rtt_ms + 3:g} ms above the engine")
+    floor = statistics.median(bare)
+    warm = statistics.median(results[True][1])
+    print(f"  the bench's own floor, a bare HTTP/1.1 request of this script's on a kept connection "
+          f"through the same relay (no rypsok): median {floor:.1f} ms above the engine "
+          f"= RTT + {floor - args.rtt_ms:.1f} ms, p99 {p99(bare):.1f} ms")
+    print(f"  target: a warm search at most one RTT + 3 ms = {args.rtt_ms + 3:g} ms above the engine; "
+          f"measured {warm:.1f} ms, less the bench's floor RTT + {warm - floor:.1f} ms")
     print_load(load_before)
 
 
