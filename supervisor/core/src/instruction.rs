@@ -37,6 +37,8 @@ mod patterns;
 pub(crate) use decode::DecodedForms;
 use patterns::*;
 
+use crate::invisible::renders_as_nothing;
+
 /// What the detector found in one text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Detection {
@@ -68,9 +70,10 @@ pub(crate) fn detect(text: &str) -> Detection {
     }
 }
 
-/// `text` without the invisible characters other than tag characters.
+/// `text` without the characters that render as nothing, other than tag
+/// characters.
 fn without_invisible_but_tags(text: &str) -> std::borrow::Cow<'_, str> {
-    let dropped = |c: char| is_invisible(c) && !('\u{E0000}'..='\u{E007F}').contains(&c);
+    let dropped = |c: char| renders_as_nothing(c) && !('\u{E0000}'..='\u{E007F}').contains(&c);
     if text.chars().any(dropped) {
         std::borrow::Cow::Owned(text.chars().filter(|&c| !dropped(c)).collect())
     } else {
@@ -388,6 +391,10 @@ fn fold_lookalikes(text: &str) -> String {
     out
 }
 
+/// The invisible characters of the model's text transform, as the
+/// training script lists them (so that its features stay the script's).
+/// [`detect`] has dropped every character that renders as nothing, the
+/// tag characters aside, before any judge reads the text.
 fn is_invisible(c: char) -> bool {
     // Every invisible character is outside ASCII.
     !c.is_ascii()

@@ -29,6 +29,7 @@ mod fetch;
 pub mod fuzzing;
 mod health;
 mod instruction;
+mod invisible;
 mod limits;
 #[cfg(feature = "measure")]
 pub mod measure;

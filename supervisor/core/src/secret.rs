@@ -36,6 +36,8 @@ pub(crate) use decoded::find_decoded;
 use formats::*;
 use scan::*;
 
+use crate::invisible::renders_as_nothing;
+
 /// The credential formats the check knows, and the one credential the URL
 /// policy finds by the URL's form rather than by this scan: a password in
 /// its authority. These are the `kind` words of a secret denial.
@@ -307,7 +309,7 @@ impl Skeleton {
         let mut chars = Vec::with_capacity(text.len());
         let mut origin = Vec::with_capacity(text.len());
         for (i, c) in text.chars().enumerate() {
-            if is_invisible(c) {
+            if renders_as_nothing(c) {
                 continue;
             }
             chars.push(fold_width(c));

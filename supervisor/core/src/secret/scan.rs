@@ -2,31 +2,6 @@
 //! base64, an entropy floor) the format matchers share, and the reading of
 //! invisible and full-width characters.
 
-/// Characters that render as nothing and can be slipped into a token
-/// without a reader noticing.
-pub(super) fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-        | '\u{034F}'
-        | '\u{061C}'
-        | '\u{115F}' | '\u{1160}'
-        | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{206F}'
-        | '\u{3164}'
-        | '\u{FE00}'..='\u{FE0F}'
-        | '\u{FEFF}'
-        | '\u{FFA0}'
-        | '\u{FFF9}'..='\u{FFFB}'
-        | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0000}'..='\u{E0FFF}'
-    )
-}
-
 /// Full-width ASCII (U+FF01..U+FF5E) as ASCII.
 pub(super) fn fold_width(c: char) -> char {
     match c {
