@@ -363,7 +363,7 @@ fn zero_width_spaces_between_letters_do_not_change_the_verdict() {
 }
 
 #[test]
-fn every_character_that_renders_as_nothing_is_read_through() {
+fn characters_that_render_as_nothing_are_read_through() {
     // Verifies: REQ-SEC-003 (read through invisible characters): a
     // variation selector, the combining grapheme joiner, a Hangul filler,
     // a Mongolian variation selector or an interlinear annotation mark

@@ -1,6 +1,6 @@
 //! The character classes, runs and confirmations (CRC-32 in base62,
 //! base64, an entropy floor) the format matchers share, and the reading of
-//! invisible and full-width characters.
+//! full-width characters (invisible ones are `crate::invisible`'s).
 
 /// Full-width ASCII (U+FF01..U+FF5E) as ASCII.
 pub(super) fn fold_width(c: char) -> char {
