@@ -630,13 +630,26 @@ impl Server {
     /// Waits for a log line with these fields (lines reach the test through
     /// their own pipe, a moment after the responses they accompany).
     pub(crate) fn await_log(&self, fields: &[(&str, Value)], within: Duration) -> Option<Value> {
+        self.await_logs(fields, 1, within).into_iter().next()
+    }
+
+    /// Waits for `n` log lines with these fields, as [`Self::await_log`];
+    /// returns every such line written by then (fewer than `n` when the
+    /// time ran out).
+    pub(crate) fn await_logs(
+        &self,
+        fields: &[(&str, Value)],
+        n: usize,
+        within: Duration,
+    ) -> Vec<Value> {
         let until = Instant::now() + within;
         loop {
-            let found = self
+            let found: Vec<Value> = self
                 .log()
                 .into_iter()
-                .find(|l| fields.iter().all(|(k, v)| &l[*k] == v));
-            if found.is_some() || Instant::now() > until {
+                .filter(|l| fields.iter().all(|(k, v)| &l[*k] == v))
+                .collect();
+            if found.len() >= n || Instant::now() > until {
                 return found;
             }
             thread::sleep(Duration::from_millis(10));
