@@ -337,9 +337,10 @@ fn reported_before(before: &[char]) -> bool {
         .any(|w| REPORTING.contains(&w.trim_end_matches('.')))
 }
 
-/// Lower-cased text without invisible characters, look-alikes folded, the
-/// two characters `\n` read as a line break, spaced-out letters joined;
-/// with `leet`, the digits of leetspeak read as letters.
+/// Lower-cased text without the characters that render as nothing
+/// (decoding can bring some back), look-alikes folded, the two characters
+/// `\n` read as a line break, spaced-out letters joined; with `leet`, the
+/// digits of leetspeak read as letters.
 fn normalize(text: &str, leet: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -349,7 +350,7 @@ fn normalize(text: &str, leet: bool) -> String {
             out.push('\n');
             continue;
         }
-        if is_invisible(c) {
+        if renders_as_nothing(c) {
             continue;
         }
         let c = if leet { unleet(c) } else { c };
@@ -389,27 +390,6 @@ fn fold_lookalikes(text: &str) -> String {
     }
     flush(&mut word, &mut out);
     out
-}
-
-/// The invisible characters of the model's text transform, as the
-/// training script lists them (so that its features stay the script's).
-/// [`detect`] has dropped every character that renders as nothing, the
-/// tag characters aside, before any judge reads the text.
-fn is_invisible(c: char) -> bool {
-    // Every invisible character is outside ASCII.
-    !c.is_ascii()
-        && matches!(
-            c,
-            '\u{00AD}'
-                | '\u{061C}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{206F}'
-                | '\u{FEFF}'
-                | '\u{E0000}'..='\u{E007F}'
-        )
 }
 
 /// Cyrillic and Greek letters that look like Latin ones, as Latin.

@@ -167,6 +167,27 @@ pub(super) static MODEL: LazyLock<Model> = LazyLock::new(|| Model::parse(WEIGHTS
 #[cfg(test)]
 pub(super) const WEIGHTS_FILE: &[u8] = WEIGHTS;
 
+/// The invisible characters of [`normalize`], as the training script lists
+/// them (so that the features stay the script's). `detect` has dropped
+/// every character that renders as nothing, the tag characters aside,
+/// before the model reads a text.
+fn is_invisible(c: char) -> bool {
+    // Every invisible character is outside ASCII.
+    !c.is_ascii()
+        && matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
+}
+
 fn fnv32_feed(mut h: u32, data: &[u8]) -> u32 {
     for &b in data {
         h ^= u32::from(b);
@@ -187,7 +208,7 @@ pub(super) fn normalize(text: &str) -> Vec<char> {
             chars.next();
             c = ' ';
         }
-        if super::is_invisible(c) {
+        if is_invisible(c) {
             continue;
         }
         if c.is_whitespace() {
