@@ -553,30 +553,25 @@ fn prose(n: usize, word: &str) -> String {
 // Verifies: REQ-PAGE-002
 #[test]
 fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
-    let article = format!(
-        "<body><div class=article><p>{}</p><p>{}</p></div>\
-         <div id=comments><div class=comment><p>{}</p></div><div class=comment><p>{}</p></div></div></body>",
-        prose(5, "Story"),
-        prose(5, "Story"),
-        prose(8, "Reader"),
-        prose(8, "Reader"),
-    );
-    let md = markdown(&article);
-    assert!(md.contains("Story sentence number 4"), "{md}");
-    assert!(!md.contains("Reader"), "{md}");
-    // A popular story's thread may hold ten times its text: the story is
-    // still the content.
-    let long_thread: String = (0..12)
-        .map(|_| format!("<div class=comment><p>{}</p></div>", prose(8, "Reader")))
-        .collect();
-    let article = format!(
-        "<body><div class=article><p>{}</p><p>{}</p></div>         <div id=comments>{long_thread}</div></body>",
-        prose(5, "Story"),
-        prose(5, "Story"),
-    );
-    let md = markdown(&article);
-    assert!(md.contains("Story sentence number 4"), "{md}");
-    assert!(!md.contains("Reader"), "{md}");
+    // An article of two paragraphs, then a comment section of `n` comments.
+    let article_with = |n: usize| {
+        let thread: String = (0..n)
+            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(8, "Reader")))
+            .collect();
+        format!(
+            "<body><div class=article><p>{}</p><p>{}</p></div>\
+             <div id=comments>{thread}</div></body>",
+            prose(5, "Story"),
+            prose(5, "Story"),
+        )
+    };
+    // Two comments, and a popular story's thread of ten times its text:
+    // the story is still the content.
+    for n in [2, 12] {
+        let md = markdown(&article_with(n));
+        assert!(md.contains("Story sentence number 4"), "{md}");
+        assert!(!md.contains("Reader"), "{md}");
+    }
     // A thread with no prose of its own outside the comments: they are
     // the content.
     let thread = format!(
