@@ -18,7 +18,6 @@ mod tests;
 
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
 use rypsok_proto::limits::{FETCH_CALL_MAX_MS, FETCH_MAX_REDIRECTS, FETCH_NETWORK_BUDGET_MS};
 use rypsok_proto::{FailureCause, PageParse, retry_after_ms};
 use tokio::sync::Semaphore;
@@ -99,7 +98,7 @@ pub(crate) async fn fetch(
     // A full limit answers at once (busy), it does not queue: the caller's
     // share first (in HTTP mode `fetch_concurrency_per_caller`, a quarter
     // by default), then the process's.
-    let Some(_caller_permit) = state.callers.acquire(caller).now_or_never() else {
+    let Some(_caller_permit) = state.callers.try_acquire(caller) else {
         return Err(FetchFailure::Busy.into());
     };
     let Ok(_permit) = state.in_flight.try_acquire() else {
