@@ -131,8 +131,11 @@ fn table_at(before: &str) -> Option<&str> {
     dotted_key(name.trim())
 }
 
-/// `key` or `a.b.c` written with bare keys (letters, digits, `_`, `-`) and
-/// at most 64 characters; anything else is not repeated.
+/// `key` or `a.b.c` written with bare keys (letters, digits, `_`, `-`),
+/// spaces or tabs (TOML's whitespace) around the dots, and at most 64
+/// characters; anything else is not repeated. (`str::trim` would also pass
+/// a carriage return or another Unicode space, and the message would carry
+/// it.)
 fn dotted_key(text: &str) -> Option<&str> {
     let bare = |part: &str| {
         !part.is_empty()
@@ -140,7 +143,12 @@ fn dotted_key(text: &str) -> Option<&str> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     };
-    (text.len() <= 64 && text.split('.').map(str::trim).all(bare)).then_some(text)
+    (text.len() <= 64
+        && text
+            .split('.')
+            .map(|part| part.trim_matches([' ', '\t']))
+            .all(bare))
+    .then_some(text)
 }
 
 /// The largest character boundary at or before `offset`.

@@ -522,6 +522,14 @@ fn toml_syntax_error_tells_where_and_which_key_but_never_the_text() {
         found,
         ["the file is not valid TOML (line 1, column 19, reading the key region)"]
     );
+    // A carriage return beside a dot is not TOML's whitespace: the key is
+    // not repeated, so the control character cannot reach the message.
+    let found = problems("[limits]\nfetch_concu.\rrency = 4\n");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].ends_with(", in the table [limits])") && !found[0].contains('\r'),
+        "{found:?}"
+    );
 }
 
 #[test]
