@@ -74,7 +74,8 @@ pub(crate) fn detect(text: &str) -> Detection {
 /// characters.
 fn without_invisible_but_tags(text: &str) -> std::borrow::Cow<'_, str> {
     let dropped = |c: char| renders_as_nothing(c) && !('\u{E0000}'..='\u{E007F}').contains(&c);
-    if text.chars().any(dropped) {
+    // None of them is ASCII, and most text is.
+    if !text.is_ascii() && text.chars().any(dropped) {
         std::borrow::Cow::Owned(text.chars().filter(|&c| !dropped(c)).collect())
     } else {
         std::borrow::Cow::Borrowed(text)
@@ -354,7 +355,12 @@ fn normalize(text: &str, leet: bool) -> String {
             continue;
         }
         let c = if leet { unleet(c) } else { c };
-        out.extend(c.to_lowercase());
+        // ASCII, the most of most text, without `to_lowercase`'s iterator.
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
     }
     // Both steps leave ASCII-only text without single-letter runs as it
     // is; most text is such, and is spared their copies.

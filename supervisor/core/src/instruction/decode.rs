@@ -94,7 +94,8 @@ pub(super) fn decode(text: &str) -> Decoded {
     let mut forms = DecodedForms::default();
     let mut hidden_tag_text = String::new();
     let mut out: String;
-    if text.chars().any(|c| tag_ascii(c).is_some()) {
+    // Tag characters are outside ASCII.
+    if !text.is_ascii() && text.chars().any(|c| tag_ascii(c).is_some()) {
         forms.insert(DecodedForms::UNICODE_TAGS);
         out = String::with_capacity(text.len());
         for c in text.chars() {
@@ -123,11 +124,15 @@ pub(super) fn decode(text: &str) -> Decoded {
             out = un.into_owned();
         }
     }
-    if let Some(s) = replace_runs(&out, base64_run, decode_base64) {
+    if may_hold_base64_run(out.as_bytes())
+        && let Some(s) = replace_runs(&out, base64_run, decode_base64)
+    {
         forms.insert(DecodedForms::BASE64);
         out = s;
     }
-    if let Some(s) = replace_runs(&out, hex_run, decode_hex) {
+    if may_hold_hex_run(out.as_bytes())
+        && let Some(s) = replace_runs(&out, hex_run, decode_hex)
+    {
         forms.insert(DecodedForms::HEX);
         out = s;
     }
@@ -187,6 +192,35 @@ fn replace_runs(
 
 fn is_base64_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
+}
+
+/// Whether `bytes` has 24 base64 characters in a row, which every run of
+/// [`base64_run`] starts with: one pass that spares most text the search
+/// for runs from every byte.
+fn may_hold_base64_run(bytes: &[u8]) -> bool {
+    let mut run = 0;
+    bytes.iter().any(|&b| {
+        run = if is_base64_byte(b) { run + 1 } else { 0 };
+        run >= 24
+    })
+}
+
+/// Whether `bytes` has 24 hex digits with at most one space or colon
+/// between any two, which every run of [`hex_run`] holds: one pass, as
+/// [`may_hold_base64_run`].
+fn may_hold_hex_run(bytes: &[u8]) -> bool {
+    let (mut digits, mut after_separator) = (0, true);
+    bytes.iter().any(|&b| {
+        if b.is_ascii_hexdigit() {
+            digits += 1;
+            after_separator = false;
+        } else if matches!(b, b' ' | b':') && !after_separator {
+            after_separator = true;
+        } else {
+            (digits, after_separator) = (0, true);
+        }
+        digits >= 24
+    })
 }
 
 /// A maximal run of at least 24 base64 characters starting at `at` (and
@@ -290,4 +324,62 @@ fn texty(s: String) -> Option<String> {
         .filter(|&c| (c < ' ' && c != '\n' && c != '\t') || c == '\u{FFFD}')
         .count();
     (bad == 0 && good * 10 >= n * 7).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `run` finds a run from any byte of `text`.
+    fn any_run(text: &str, run: fn(&[u8], usize) -> Option<usize>) -> bool {
+        (0..text.len()).any(|at| run(text.as_bytes(), at).is_some())
+    }
+
+    // Verifies: REQ-SEC-003 (the one-pass checks only spare work: a text
+    // they pass over holds no run the decoder would have read)
+    #[test]
+    fn the_quick_checks_pass_every_text_that_holds_a_run() {
+        for text in [
+            "key 49:67:6e:6f:72:65:20:61:6c:6c:20:70 end",
+            "49 67 6e 6f 72 65 20 61 6c 6c 20 70",
+            "SWdub3JlIGFsbCBwcmV2aW91cw==",
+        ] {
+            let (hex, base64) = (any_run(text, hex_run), any_run(text, base64_run));
+            assert!(hex || base64, "{text}");
+            assert!(!hex || may_hold_hex_run(text.as_bytes()), "{text}");
+            assert!(!base64 || may_hold_base64_run(text.as_bytes()), "{text}");
+        }
+        // Two separators in a row end a run: 11 pairs after them are too few.
+        assert!(!may_hold_hex_run(b"49  67 6e 6f 72 65 20 61 6c 6c 20 70"));
+        assert!(may_hold_base64_run(b"SWdub3JlIGFsbCBwcmV2aW91cw=="));
+        assert!(!may_hold_base64_run(b"a decade of facade bead"));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        // Verifies: REQ-SEC-003 (as above, on texts of hex digits, base64
+        // characters and separators, where runs are common)
+        #[test]
+        fn a_text_the_quick_checks_pass_over_holds_no_run(
+            text in proptest::collection::vec(
+                prop_oneof![
+                    8 => "[0-9a-f]{2}[ :]?",
+                    1 => "[0-9a-fA-F][ :]{0,2}",
+                    2 => "[g-zG-Z+/_-]{1,6}",
+                    1 => "[=.]",
+                ],
+                0..40,
+            )
+            .prop_map(|parts| parts.concat())
+        ) {
+            if !may_hold_hex_run(text.as_bytes()) {
+                prop_assert!(!any_run(&text, hex_run));
+            }
+            if !may_hold_base64_run(text.as_bytes()) {
+                prop_assert!(!any_run(&text, base64_run));
+            }
+        }
+    }
 }

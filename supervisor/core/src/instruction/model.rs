@@ -221,6 +221,8 @@ pub(super) fn normalize(text: &str) -> Vec<char> {
         space = false;
         if c.is_ascii_digit() {
             out.push('0');
+        } else if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
         } else {
             out.extend(c.to_lowercase());
         }

@@ -136,12 +136,26 @@ pub(super) const SUBSTRINGS: &[&str] = &[
     "забудь все предыдущие",
 ];
 
+// Building fails only past the searcher's size limits, far above these few
+// fixed phrases; the detector's tests build both at their first use.
+
+/// [`SUBSTRINGS`] sought in one pass over the text.
+#[allow(clippy::expect_used, reason = "fixed phrases, far within the limits")]
+static SUBSTRING_SEARCH: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new(SUBSTRINGS).expect("fixed phrases build a searcher")
+    });
+
+/// [`TURN_LABELS`] sought in one pass over the text, every occurrence.
+#[allow(clippy::expect_used, reason = "fixed labels, far within the limits")]
+static TURN_LABEL_SEARCH: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new(TURN_LABELS).expect("fixed labels build a searcher")
+    });
+
 pub(super) fn matches_any(text: &str) -> bool {
     let ascii = text.is_ascii();
-    if SUBSTRINGS
-        .iter()
-        .any(|s| (!ascii || s.is_ascii()) && text.contains(s))
-    {
+    if SUBSTRING_SEARCH.is_match(text) {
         return true;
     }
     if !ascii && cjk_override(text) {
@@ -297,7 +311,12 @@ pub(super) const END_OBJECTS: &[&str] = &[
 /// (`</…>`, `[end of …]`, `end of … output`, `<|im_end|>`) and, after it,
 /// a role label.
 pub(super) fn has_fake_end_and_turn(text: &str) -> bool {
-    let Some(turn) = TURN_LABELS.iter().filter_map(|l| text.rfind(l)).max() else {
+    // Where the last label starts, whichever it is.
+    let Some(turn) = TURN_LABEL_SEARCH
+        .find_overlapping_iter(text)
+        .map(|m| m.start())
+        .max()
+    else {
         return false;
     };
     let before = &text[..turn];
