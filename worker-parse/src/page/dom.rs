@@ -226,6 +226,14 @@ pub(crate) fn parse_with(
     max_depth: u32,
     skip: bool,
 ) -> Dom {
+    let mut dom = build(html, scripting, max_nodes, max_depth, skip);
+    // A streamed page's parked parts, moved where a browser shows them.
+    streamed::splice(&mut dom, max_depth);
+    dom
+}
+
+/// The tree as the parser builds it.
+fn build(html: &str, scripting: bool, max_nodes: usize, max_depth: u32, skip: bool) -> Dom {
     let sink = Sink {
         names: RefCell::new(vec![UNNAMED]),
         nodes: RefCell::new(vec![Node {
@@ -582,5 +590,6 @@ impl TreeSink for Sink {
     }
 }
 
+mod streamed;
 #[cfg(test)]
 mod tests;

@@ -78,8 +78,9 @@ pub(crate) struct Extraction {
 /// `lenient` is the second try for a page where the first found nothing:
 /// it reads `<noscript>` content (parse without scripting for it),
 /// elements hidden by an inline style, and React's streamed content
-/// blocks (`<div hidden id="S:…">`), which script-driven pages use for all
-/// their content until a script reveals it. Other `hidden` elements,
+/// blocks (`<div hidden id="S:…">`) that no placeholder claimed (the
+/// parse moved the others in place), which script-driven pages use for
+/// all their content until a script reveals it. Other `hidden` elements,
 /// `aria-hidden` and `<template>` stay excluded even then.
 pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let mut names = Names::default();

@@ -543,6 +543,26 @@ fn script_revealed_content_is_read_when_nothing_else_is() {
     );
 }
 
+// Verifies: REQ-PAGE-002
+#[test]
+fn a_streamed_page_s_article_is_read_in_its_place_not_its_skeleton() {
+    // A page rendered by React's streaming server: where the article goes,
+    // a skeleton, then a line on its author; the article itself parked at
+    // the end, for a script to move in place.
+    let page = format!(
+        "<body><main><h1>Floods</h1><!--$?--><template id=\"B:0\"></template>\
+         <div class=skeleton>Loading paragraph...</div><!--/$-->\
+         <div><p>Jo Reyes has reported on the region's weather, its rivers and its \
+         towns for many years, from the coast to the hills.</p></div></main>\
+         <div hidden id=\"S:0\">{ARTICLE}{ARTICLE}</div>\
+         <script>$RC(\"B:0\",\"S:0\")</script></body>"
+    );
+    let md = markdown(&page);
+    let (article, byline) = (md.find("The river rose"), md.find("Jo Reyes"));
+    assert!(article.is_some() && article < byline, "{md}");
+    assert!(!md.contains("Loading paragraph"), "{md}");
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))

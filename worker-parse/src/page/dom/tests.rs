@@ -238,3 +238,81 @@ fn skip_preserves_the_tree_of_real_pages() {
         same_tree(page);
     }
 }
+
+/// The text of a tree in document order, as the outline shows it.
+fn texts(html: &str, max_depth: u32) -> Vec<String> {
+    parse_with(html, true, usize::MAX, max_depth, true)
+        .outline()
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('"'))
+        .map(|l| l.trim_matches('"').to_owned())
+        .collect()
+}
+
+// Verifies: REQ-PAGE-002 (a streamed page read as a browser shows it)
+#[test]
+fn a_streamed_page_s_parked_parts_take_their_placeholders_places() {
+    // React's streamed rendering: a boundary's placeholder and fallback up
+    // to the comment that closes it, a segment's placeholder, and the
+    // parts parked at the end of the body, paired by number.
+    let html = "<body><main><h1>Title</h1><!--$?--><template id=\"B:0\"></template>\
+        <div>Loading paragraph</div><!--/$--><p>Author box</p>\
+        <template id=\"P:1\"></template><p>Footer</p></main>\
+        <div hidden id=\"S:0\"><p>Article text</p></div>\
+        <div hidden id=\"S:1\"><p>Second part</p></div>\
+        <div hidden id=\"S:7\"><p>Unclaimed</p></div></body>";
+    assert_eq!(
+        texts(html, u32::MAX),
+        [
+            "Title",
+            "Article text",
+            "Author box",
+            "Second part",
+            "Footer",
+            "Unclaimed"
+        ]
+    );
+    let tree = parse_with(html, true, usize::MAX, u32::MAX, true).outline();
+    // The moved parts show; the one no placeholder claims stays hidden.
+    assert_eq!(tree.matches("Atom('hidden'").count(), 1, "{tree}");
+    assert!(
+        !tree.contains("\"B:0\"") && !tree.contains("\"P:1\""),
+        "{tree}"
+    );
+    // Without a comment to close it, a boundary's fallback is kept: where
+    // it ends is not known.
+    let open = "<body><template id=\"B:0\"></template><p>Spinner</p>\
+        <div hidden id=\"S:0\"><p>Text</p></div></body>";
+    assert_eq!(texts(open, u32::MAX), ["Text", "Spinner"]);
+}
+
+// Verifies: REQ-PAGE-006 (hostile streamed markup stays a tree, in bounds)
+#[test]
+fn a_placeholder_inside_its_own_part_or_too_deep_is_left_alone() {
+    // The placeholder sits in its own part: moving would make a cycle.
+    let cycle =
+        "<body><div hidden id=\"S:0\"><p>Inner</p><template id=\"B:0\"></template></div></body>";
+    let tree = parse_with(cycle, true, usize::MAX, u32::MAX, true).outline();
+    assert!(
+        tree.contains("\"S:0\"") && tree.contains("\"B:0\""),
+        "{tree}"
+    );
+    assert!(tree.contains("Atom('hidden'"), "{tree}");
+    // Parts claiming each other's placeholders, in a ring: each moves at
+    // most once, and the tree stays finite.
+    let ring = "<body><div hidden id=\"S:0\"><template id=\"B:1\"></template>a</div>\
+        <div hidden id=\"S:1\"><template id=\"B:0\"></template>b</div></body>";
+    let texts_of_ring = texts(ring, u32::MAX);
+    assert_eq!(texts_of_ring.len(), 2, "{texts_of_ring:?}");
+    // A part that would nest past the depth bound below its placeholder
+    // stays where it is.
+    let nested = "<div><div><div><div><template id=\"P:0\"></template></div></div></div></div>";
+    let deep = format!(
+        "<body>{nested}<div hidden id=\"S:0\"><div><div><p>Deep</p></div></div></div></body>"
+    );
+    let bounded = parse_with(&deep, true, usize::MAX, 8, true);
+    assert!(bounded.outline().contains("\"P:0\""));
+    let roomy = parse_with(&deep, true, usize::MAX, 12, true);
+    assert!(!roomy.outline().contains("\"P:0\""), "{}", roomy.outline());
+}

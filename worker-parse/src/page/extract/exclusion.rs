@@ -234,7 +234,9 @@ fn never_content(name: &LocalName) -> bool {
 fn hidden(e: &Element, lenient: bool) -> bool {
     if e.has_attr(&local_name!("hidden")) {
         // React's streamed server rendering parks the page's content in
-        // `<div hidden id="S:0">` until a script moves it in place.
+        // `<div hidden id="S:0">` until a script moves it in place; the
+        // parse moves those a placeholder claims (`dom::streamed`), and
+        // the lenient read reads the others where they are.
         let streamed = e
             .attr(&local_name!("id"))
             .is_some_and(|id| id.starts_with("S:"));
