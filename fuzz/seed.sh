@@ -67,6 +67,9 @@ s="$s$s$s$s$s$s"
 printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":"WebSite","name":"G"},{"@type":"NewsArticle","headline":"H &amp; h","articleBody":"%s\\n\\n%s"}]}</script></head><body><div id="root"></div></body></html>' "$s" "$s" | seed html_extract
 printf '<html><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"post":{"content":"<h2>T<\\/h2><p>%s<\\/p><p>%s<\\/p>"}}}}</script></body></html>' "$s" "$s" | seed html_extract
 printf '<html><body><p>Loading</p><script>window.__STATE__ = {"a":[{"body":"%s"}]};</script></body></html>' "$s" | seed html_extract
+# A streamed page: the text parked at the end, for its placeholder
+# (dom/streamed.rs), a part nested in another, one claimed by none.
+printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract
 printf 'text/plain; charset=shift_jis\n\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\n' | seed charset_decode
 printf '\n\xef\xbb\xbfBOM then UTF-8 \xc3\xa9\n' | seed charset_decode
 printf 'text/html\n<meta charset="koi8-r"><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>\n' | seed charset_decode
