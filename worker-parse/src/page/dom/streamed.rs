@@ -6,12 +6,15 @@
 //! boundary, or `<template id="P:1">` alone; the part itself comes later,
 //! at the end of the body, parked in `<div hidden id="S:1">`, and an
 //! inline script moves it in place (`$RC("B:1","S:1")`,
-//! `$RS("S:1","P:1")`). The script pairs a placeholder with the part of
-//! the same number. We run no scripts, so this pass does the move: each
-//! parked part replaces its placeholder (and a boundary's fallback, up to
-//! the next comment when there is one) and shows. On such a page the
-//! article's text is often all parked, while the place it belongs to
-//! holds skeletons and the author's box.
+//! `$RS("S:1","P:1")`), pairing a placeholder with the part of the same
+//! number. We run no scripts, so this pass does the move: each parked
+//! part replaces its placeholder of the same number (and a boundary's
+//! fallback, up to the next comment when there is one) and shows. On such
+//! a page the article's text is often all parked, while the place it
+//! belongs to holds skeletons and the author's box. The move does not
+//! wait for the script's call: pages are often kept without their inline
+//! scripts (a development page whose text sits parked had none), and the
+//! pairing is by number in every call seen.
 //!
 //! Why here and not in extraction: after the move every pass sees the
 //! page as it is shown, in its order, and a part that belongs in the
