@@ -41,7 +41,11 @@
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that
-//!    repeats the document's title goes too (the title is returned apart).
+//!    repeats the document's title goes too (the title is returned apart),
+//!    and a block of some length whose text an earlier sibling's repeats
+//!    word for word: the versions of a section a responsive page sets side
+//!    by side for screens of different sizes, which its style sheets show
+//!    one at a time.
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.966 on articles,
 //! 0.768 on mixed pages, 0.858 on WCXB's development pages (trafilatura
@@ -121,6 +125,10 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if let Some(title) = &title {
         pruning::drop_title_heading(dom, &order, title, &mut skip);
     }
+    // Last, so that the copy kept is one the passes above kept: a block
+    // whose text an earlier sibling's repeats (a responsive page's version
+    // of a section for another screen) is read once.
+    pruning::drop_repeated_siblings(dom, root, &weight, &mut skip);
     Extraction { root, skip, title }
 }
 

@@ -563,6 +563,27 @@ fn a_streamed_page_s_article_is_read_in_its_place_not_its_skeleton() {
     assert!(!md.contains("Loading paragraph"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002, REQ-CTX-005
+#[test]
+fn a_section_set_twice_for_two_screen_sizes_is_read_once() {
+    // A responsive page sets one section in two versions side by side
+    // (style sheets show one); a copy of the same length that differs, and
+    // short repeats (a price, a button), are not repeats of a section.
+    let section = format!("<h2>Costs</h2>{ARTICLE}{ARTICLE}");
+    let near = ARTICLE.replace("three metres", "eight metres");
+    let page = format!(
+        "<body><main><div class=\"v-desktop\">{section}</div><div class=\"v-mobile\">{section}</div>\
+         <div>{ARTICLE}{ARTICLE}</div><div>{near}{near}</div>\
+         <div><p>From 40 euros</p></div><div><p>From 40 euros</p></div>\
+         </main></body>"
+    );
+    let md = markdown(&page);
+    assert_eq!(md.matches("## Costs").count(), 1, "{md}");
+    assert_eq!(md.matches("three metres").count(), 4, "{md}");
+    assert_eq!(md.matches("eight metres").count(), 2, "{md}");
+    assert_eq!(md.matches("From 40 euros").count(), 2, "{md}");
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))

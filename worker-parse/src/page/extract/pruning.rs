@@ -2,7 +2,11 @@
 //! a "read more" row) and, on prose pages, link-heavy blocks without a
 //! paragraph and the links before the article's start; not on a listing,
 //! whose items are links. The heading that repeats the document's title
-//! goes too (the title is returned apart).
+//! goes too (the title is returned apart), and a block that repeats an
+//! earlier sibling's text (a responsive page's second version of a
+//! section).
+
+use std::collections::HashMap;
 
 use html5ever::local_name;
 
@@ -44,6 +48,89 @@ pub(super) fn drop_link_blocks(
             skip[id] = true;
         }
     }
+}
+
+/// Least text, in characters, of a block dropped as a repeat of its
+/// sibling: a section of a page, not a label or a price shown twice.
+const REPEAT_MIN: u32 = 200;
+
+/// Earlier siblings of its length a block is compared with: a page sets a
+/// section in two or three versions, not more.
+const REPEAT_PEERS: usize = 3;
+
+/// Drops, inside `root`, a block whose text is the same as an earlier
+/// sibling's: the versions of one section a responsive page sets side by
+/// side for screens of different sizes, of which style sheets show one.
+/// Compared only with a few earlier siblings of the same text length, so
+/// most blocks are never read for it; the reading is bounded by a budget
+/// of four times the node count, past which nothing more is dropped.
+pub(super) fn drop_repeated_siblings(
+    dom: &Dom,
+    root: NodeId,
+    weight: &[Weight],
+    skip: &mut [bool],
+) {
+    let mut budget = dom.nodes.len().saturating_mul(4);
+    // The blocks that may hold two repeats, from the root down.
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if skip[id] || weight[id].text < REPEAT_MIN * 2 {
+            continue;
+        }
+        stack.extend(dom.children(id));
+        let mut seen: HashMap<u32, Vec<(NodeId, Option<String>)>> = HashMap::new();
+        for c in dom.children(id) {
+            let w = weight[c].text;
+            if skip[c] || w < REPEAT_MIN || !is_container(dom, c) {
+                continue;
+            }
+            let peers = seen.entry(w).or_default();
+            let mut own = None;
+            let mut repeat = false;
+            for (earlier, text) in peers.iter_mut().take(REPEAT_PEERS) {
+                if text.is_none() {
+                    *text = shown_text_of(dom, *earlier, skip, &mut budget);
+                }
+                if own.is_none() {
+                    own = shown_text_of(dom, c, skip, &mut budget);
+                }
+                let (Some(text), Some(own)) = (text, &own) else {
+                    return;
+                };
+                if text == own {
+                    repeat = true;
+                    break;
+                }
+            }
+            if repeat {
+                skip[c] = true;
+            } else {
+                peers.push((c, own));
+            }
+        }
+    }
+}
+
+/// The text of a block without what is left out, whitespace collapsed;
+/// `None` once reading it would spend more than the budget of nodes.
+fn shown_text_of(dom: &Dom, id: NodeId, skip: &[bool], budget: &mut usize) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        *budget = budget.checked_sub(1)?;
+        if skip[n] {
+            continue;
+        }
+        if let Data::Text(t) = &dom.nodes[n].data {
+            words.extend(t.split_whitespace());
+        }
+        let mut child = dom.nodes[n].last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    Some(words.join(" "))
 }
 
 /// Drops the heading that repeats the document's title: the title is
