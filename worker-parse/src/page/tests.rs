@@ -584,6 +584,30 @@ fn a_section_set_twice_for_two_screen_sizes_is_read_once() {
     assert_eq!(md.matches("From 40 euros").count(), 2, "{md}");
 }
 
+// Verifies: REQ-PAGE-002
+#[test]
+fn a_listing_of_links_is_read_with_its_introduction_not_instead_of_it() {
+    // A page of linked items, introduced by a paragraph: the paragraph
+    // holds all the page's prose, the listing most of its text.
+    let items: String = (0..40)
+        .map(|i| {
+            format!(
+                "<li><a href=\"/programs/{i}\">Professional certificate program number {i} \
+                 in product design and management</a></li>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div><div class=intro><div><p>Award-winning faculty and a global reputation: \
+         our certificate programs combine research with practice for working professionals, \
+         online and on campus, over a few weeks or a year.</p></div></div>\
+         <div class=programs><ul>{items}</ul></div></div></body>"
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Award-winning faculty"), "{md}");
+    assert!(md.contains("certificate program number 39"), "{md}");
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))

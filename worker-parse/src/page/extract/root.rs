@@ -19,6 +19,12 @@ const DESCEND_SHARE: f64 = 0.7;
 /// too, where an article's body holds most of its container's text.
 const PROSE_DESCEND_TEXT_SHARE: f64 = 1.0 / 3.0;
 
+/// On a page of prose, the least share of a node's text, links included,
+/// a child must hold for the root to move into it: on a listing whose
+/// items are links, the few sentences that introduce it hold the page's
+/// paragraphs, and most of its text outside links, but not the listing.
+const PROSE_DESCEND_ALL_SHARE: f64 = 0.1;
+
 /// Off prose, link text counts for the descent divided by this: a listing's
 /// linked items count, a sidebar of links counts less than text.
 const LINK_DISCOUNT: u32 = 3;
@@ -90,8 +96,10 @@ pub(super) fn descend(
                 if total > 0.0
                     && f64::from(measure(c)) >= descend_share(dom, c) * total
                     && (!prose
-                        || f64::from(weight[c].plain())
-                            >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[root].plain())) =>
+                        || (f64::from(weight[c].plain())
+                            >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[root].plain())
+                            && f64::from(weight[c].text)
+                                >= PROSE_DESCEND_ALL_SHARE * f64::from(weight[root].text))) =>
             {
                 root = c
             }
