@@ -114,23 +114,7 @@ pub(super) fn drop_repeated_siblings(
 /// The text of a block without what is left out, whitespace collapsed;
 /// `None` once reading it would spend more than the budget of nodes.
 fn shown_text_of(dom: &Dom, id: NodeId, skip: &[bool], budget: &mut usize) -> Option<String> {
-    let mut words: Vec<&str> = Vec::new();
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        *budget = budget.checked_sub(1)?;
-        if skip[n] {
-            continue;
-        }
-        if let Data::Text(t) = &dom.nodes[n].data {
-            words.extend(t.split_whitespace());
-        }
-        let mut child = dom.nodes[n].last_child;
-        while let Some(c) = child {
-            stack.push(c);
-            child = dom.nodes[c].prev;
-        }
-    }
-    Some(words.join(" "))
+    collapsed_text(dom, id, Some(skip), budget)
 }
 
 /// Drops the heading that repeats the document's title: the title is
@@ -254,9 +238,26 @@ fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool
 
 /// The text below a node, whitespace collapsed.
 pub(super) fn text_of(dom: &Dom, id: NodeId) -> String {
+    // The tree has fewer nodes than this: the walk never runs out.
+    let mut unbounded = usize::MAX;
+    collapsed_text(dom, id, None, &mut unbounded).unwrap_or_default()
+}
+
+/// The text below a node, whitespace collapsed, without what `skip` leaves
+/// out when given; `None` once the walk has visited `budget` nodes.
+fn collapsed_text(
+    dom: &Dom,
+    id: NodeId,
+    skip: Option<&[bool]>,
+    budget: &mut usize,
+) -> Option<String> {
     let mut words: Vec<&str> = Vec::new();
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
+        *budget = budget.checked_sub(1)?;
+        if skip.is_some_and(|s| s[n]) {
+            continue;
+        }
         if let Data::Text(t) = &dom.nodes[n].data {
             words.extend(t.split_whitespace());
         }
@@ -266,7 +267,7 @@ pub(super) fn text_of(dom: &Dom, id: NodeId) -> String {
             child = dom.nodes[c].prev;
         }
     }
-    words.join(" ")
+    Some(words.join(" "))
 }
 
 /// Containers whose link density decides whether they are navigation.
