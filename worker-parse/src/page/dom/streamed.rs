@@ -78,25 +78,40 @@ type Found = (HashMap<Box<str>, (NodeId, bool)>, Vec<(Box<str>, NodeId)>);
 /// The placeholders by number (`B:` and `P:` share one numbering, the
 /// first of a number counts) with whether each is a boundary's, and the
 /// parked parts in the order they were made (the document's) with their
-/// numbers. Read from the arena in one pass, attached or not: whether a
-/// node hangs from the document is asked only of the few found.
+/// numbers. Read from the arena, attached or not (whether a node hangs
+/// from the document is asked only of the few found): first the
+/// templates, and the rest only when one is a placeholder, as on few
+/// pages.
 fn find(dom: &Dom) -> Found {
+    let elements = || {
+        dom.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(id, node)| match &node.data {
+                Data::Element(e) => Some((id, e)),
+                _ => None,
+            })
+    };
     let mut placeholders = HashMap::new();
-    let mut parts = Vec::new();
-    let mut taken = HashSet::new();
-    for (id, node) in dom.nodes.iter().enumerate() {
-        let Data::Element(e) = &node.data else {
-            continue;
-        };
+    for (id, e) in elements().filter(|(_, e)| e.html_name() == Some(&local_name!("template"))) {
         let Some(value) = e.attr(&local_name!("id")) else {
             continue;
         };
-        let template = e.html_name() == Some(&local_name!("template"));
-        if template && let Some(n) = value.strip_prefix("B:") {
+        if let Some(n) = value.strip_prefix("B:") {
             placeholders.entry(n.into()).or_insert((id, true));
-        } else if template && let Some(n) = value.strip_prefix("P:") {
+        } else if let Some(n) = value.strip_prefix("P:") {
             placeholders.entry(n.into()).or_insert((id, false));
-        } else if let Some(n) = value.strip_prefix("S:")
+        }
+    }
+    let mut parts = Vec::new();
+    if placeholders.is_empty() {
+        return (placeholders, parts);
+    }
+    let mut taken = HashSet::new();
+    for (id, e) in elements() {
+        if let Some(n) = e
+            .attr(&local_name!("id"))
+            .and_then(|v| v.strip_prefix("S:"))
             && e.has_attr(&local_name!("hidden"))
             && taken.insert(n)
         {
