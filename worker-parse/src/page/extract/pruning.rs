@@ -89,10 +89,10 @@ pub(super) fn drop_repeated_siblings(
             let mut repeat = false;
             for (earlier, text) in peers.iter_mut().take(REPEAT_PEERS) {
                 if text.is_none() {
-                    *text = shown_text_of(dom, *earlier, skip, &mut budget);
+                    *text = collapsed_text(dom, *earlier, Some(skip), &mut budget);
                 }
                 if own.is_none() {
-                    own = shown_text_of(dom, c, skip, &mut budget);
+                    own = collapsed_text(dom, c, Some(skip), &mut budget);
                 }
                 let (Some(text), Some(own)) = (text, &own) else {
                     return;
@@ -109,12 +109,6 @@ pub(super) fn drop_repeated_siblings(
             }
         }
     }
-}
-
-/// The text of a block without what is left out, whitespace collapsed;
-/// `None` once reading it would spend more than the budget of nodes.
-fn shown_text_of(dom: &Dom, id: NodeId, skip: &[bool], budget: &mut usize) -> Option<String> {
-    collapsed_text(dom, id, Some(skip), budget)
 }
 
 /// Drops the heading that repeats the document's title: the title is
