@@ -4,6 +4,8 @@
 //! of the page's text, a comment section after an article's prose, a
 //! series of dated items appended to an article).
 
+use std::collections::HashSet;
+
 use html5ever::{LocalName, local_name};
 
 use super::is;
@@ -54,6 +56,11 @@ pub(super) fn exclude<'a>(
     // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
     let holds_main = holds_main(dom);
+    let mut reveal = Reveal::default();
+    // Whether a node is hidden from the reader (by itself or an
+    // ancestor), which leaves out more than is hidden: a button or a
+    // menu is excluded, and shown.
+    let mut dark = vec![false; n];
     while let Some(id) = stack.pop() {
         order.push(id);
         let node = &dom.nodes[id];
@@ -73,18 +80,26 @@ pub(super) fn exclude<'a>(
                 Data::Element(e)
                     if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
                 {
-                    hidden(e, lenient) || furniture_role(e) || hides(e, lenient, names)
+                    furniture_role(e) || concealed(e, lenient, names, &reveal)
                 }
                 // A banner, a sidebar or a footer left open holds the rest
                 // of the page, its `<main>` too: that is a markup error,
                 // not furniture.
                 Data::Element(e) if holds_main[id] && is_landmark(e) => {
-                    hidden(e, lenient) || hides(e, lenient, names)
+                    concealed(e, lenient, names, &reveal)
                 }
-                Data::Element(e) => excluded(e, lenient, names),
+                Data::Element(e) => excluded(e, lenient, names, &reveal),
                 Data::Other => true,
                 _ => false,
             };
+        if let Some(e) = dom.element(id) {
+            let parent_dark = node.parent.is_some_and(|p| dark[p]);
+            dark[id] = parent_dark
+                || (skip[id] && !parent_skipped && concealed(e, lenient, names, &reveal));
+            if !dark[id] {
+                reveal.note_control(e);
+            }
+        }
         // Children pushed in reverse so they pop in document order.
         let mut child = node.last_child;
         while let Some(c) = child {
@@ -315,7 +330,7 @@ fn holds_image(dom: &Dom, id: NodeId) -> bool {
 }
 
 /// Whether an element (not its ancestors) is excluded.
-fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
+fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>, reveal: &Reveal<'a>) -> bool {
     match e.html_name() {
         Some(&local_name!("noscript")) if lenient => {}
         Some(n) if never_content(n) => return true,
@@ -323,7 +338,65 @@ fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
         // SVG and MathML content is drawing, not text.
         None => return true,
     }
-    hidden(e, lenient) || furniture_role(e) || hides(e, lenient, names)
+    furniture_role(e) || concealed(e, lenient, names, reveal)
+}
+
+/// Whether an element is hidden (by an attribute, an inline style or its
+/// class) and no control shown before it reveals it.
+fn concealed<'a>(
+    e: &'a Element,
+    lenient: bool,
+    names: &mut Names<'a>,
+    reveal: &Reveal<'a>,
+) -> bool {
+    (hidden(e, lenient) || hides(e, lenient, names)) && !reveal.reveals(e)
+}
+
+/// The panels a page's own controls show: a tab (`role="tab"`) or a
+/// disclosure button (`aria-expanded`) names the panel it opens with
+/// `aria-controls`, or the panel names its control with
+/// `aria-labelledby` (WAI-ARIA's tabs and accordion patterns). A collapsed
+/// panel is hidden until its control, which the reader sees, is clicked:
+/// it is the page's text one click away, not text kept from the reader.
+/// Only controls met before the panel, and not excluded themselves, count;
+/// a control that opens a pop-up (a menu, a dialog, a list box) does not.
+#[derive(Default)]
+struct Reveal<'a> {
+    /// Ids named by a shown control's `aria-controls`.
+    controlled: HashSet<&'a str>,
+    /// Ids of shown controls.
+    controls: HashSet<&'a str>,
+}
+
+impl<'a> Reveal<'a> {
+    fn note_control(&mut self, e: &'a Element) {
+        let tab = e
+            .attr(&local_name!("role"))
+            .is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"));
+        if !(tab || e.has_attr(&local_name!("aria-expanded")))
+            || e.attr(&local_name!("aria-haspopup"))
+                .is_some_and(|v| !v.trim().eq_ignore_ascii_case("false"))
+        {
+            return;
+        }
+        if let Some(ids) = e.attr(&local_name!("aria-controls")) {
+            self.controlled.extend(ids.split_ascii_whitespace());
+        }
+        if let Some(id) = e.attr(&local_name!("id")) {
+            self.controls.insert(id.trim());
+        }
+    }
+
+    fn reveals(&self, e: &Element) -> bool {
+        (!self.controlled.is_empty()
+            && e.attr(&local_name!("id"))
+                .is_some_and(|id| self.controlled.contains(id.trim())))
+            || (!self.controls.is_empty()
+                && e.attr(&local_name!("aria-labelledby")).is_some_and(|ids| {
+                    ids.split_ascii_whitespace()
+                        .any(|id| self.controls.contains(id))
+                }))
+    }
 }
 
 /// Whether the element's class hides it; on the lenient read, not when a
