@@ -57,9 +57,9 @@ pub(super) fn exclude<'a>(
     let mut sectioned = vec![false; n];
     let holds_main = holds_main(dom);
     let mut reveal = Reveal::default();
-    // Whether a node is hidden from the reader (by itself or an
-    // ancestor), which leaves out more than is hidden: a button or a
-    // menu is excluded, and shown.
+    // Whether a node is hidden from the reader, by itself or an ancestor.
+    // Exclusion leaves out more than that: a button or a menu is excluded
+    // but shown, and a control there still opens its panel.
     let mut dark = vec![false; n];
     while let Some(id) = stack.pop() {
         order.push(id);
