@@ -660,6 +660,35 @@ fn a_listing_of_links_is_read_with_its_introduction_not_instead_of_it() {
     assert!(md.contains("certificate program number 39"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (the descent does not leave the text's own
+// paragraphs behind)
+#[test]
+fn an_article_s_introduction_stays_with_the_grid_of_items_it_introduces() {
+    // A review: two paragraphs of introduction set straight in the
+    // article's container, then a grid of the products it reviews, whose
+    // descriptions hold most of the paragraph text.
+    let items: String = (0..6)
+        .map(|i| {
+            format!(
+                "<div class=item><h2>Lamp model {i}</h2><p>{}</p></div>",
+                prose(5, &format!("Lamp{i}"))
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div class=wrap><div class=entry><p>{}</p><p>{}</p>\
+         <div class=grid><div class=row>{items}</div></div></div>\
+         <aside><p>Sidebar: popular stories</p></aside></div></body>",
+        prose(3, "Intro"),
+        prose(2, "Outdoor")
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Intro sentence number 0"), "{md}");
+    assert!(md.contains("Outdoor sentence number 1"), "{md}");
+    assert!(md.contains("Lamp5 sentence number 4"), "{md}");
+    assert!(!md.contains("Sidebar"), "{md}");
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))
