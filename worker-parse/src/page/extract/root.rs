@@ -1,6 +1,7 @@
 //! Pass 3, root: from `<body>` (or a `<main>` that holds half the text),
 //! the descent into the container child that holds most of the node's
-//! weight, while one does.
+//! weight, while one does and, on a page of prose, while the node's own
+//! paragraphs hold little of its prose.
 
 use html5ever::local_name;
 
