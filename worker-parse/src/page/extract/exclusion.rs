@@ -57,9 +57,10 @@ pub(super) fn exclude<'a>(
     let mut sectioned = vec![false; n];
     let holds_main = holds_main(dom);
     let mut reveal = Reveal::default();
-    // Whether a node is hidden from the reader, by itself or an ancestor.
-    // Exclusion leaves out more than that: a button or a menu is excluded
-    // but shown, and a control there still opens its panel.
+    // Whether a node is hidden from the reader, by itself or an ancestor:
+    // judged for the nodes not left out with their parent. Exclusion
+    // leaves out more than is hidden: a button or a navigation bar is
+    // excluded but shown, and a control there still opens its panel.
     let mut dark = vec![false; n];
     while let Some(id) = stack.pop() {
         order.push(id);
@@ -71,7 +72,15 @@ pub(super) fn exclude<'a>(
                 || is(dom, p, &local_name!("section"))
                 || is(dom, p, &local_name!("main"));
         }
+        // Judged once per element (below a hidden one, everything is).
+        let parent_dark = node.parent.is_some_and(|p| dark[p]);
+        dark[id] = parent_dark
+            || (!parent_skipped
+                && dom
+                    .element(id)
+                    .is_some_and(|e| concealed(e, lenient, names, &reveal)));
         skip[id] = parent_skipped
+            || dark[id]
             || match &node.data {
                 // A `<header>` inside an article, a section or the main
                 // content heads that piece (its title, date, summary), not
@@ -80,25 +89,26 @@ pub(super) fn exclude<'a>(
                 Data::Element(e)
                     if sectioned[id] && e.html_name() == Some(&local_name!("header")) =>
                 {
-                    furniture_role(e) || concealed(e, lenient, names, &reveal)
+                    furniture_role(e)
                 }
                 // A banner, a sidebar or a footer left open holds the rest
                 // of the page, its `<main>` too: that is a markup error,
                 // not furniture.
-                Data::Element(e) if holds_main[id] && is_landmark(e) => {
-                    concealed(e, lenient, names, &reveal)
-                }
-                Data::Element(e) => excluded(e, lenient, names, &reveal),
+                Data::Element(e) if holds_main[id] && is_landmark(e) => false,
+                Data::Element(e) => excluded(e, lenient),
                 Data::Other => true,
                 _ => false,
             };
-        if let Some(e) = dom.element(id) {
-            let parent_dark = node.parent.is_some_and(|p| dark[p]);
-            dark[id] = parent_dark
-                || (skip[id] && !parent_skipped && concealed(e, lenient, names, &reveal));
-            if !dark[id] {
-                reveal.note_control(e);
-            }
+        // A control left out with its parent (in a navigation bar) opens
+        // its panel too, unless something hides it there: judged for
+        // controls only, which are few.
+        if !dark[id]
+            && let Some(e) = dom.element(id)
+            && Reveal::is_control(e)
+            && !(parent_skipped
+                && hidden_where_left_out(dom, id, &skip, &dark, lenient, names, &reveal))
+        {
+            reveal.note(e);
         }
         // Children pushed in reverse so they pop in document order.
         let mut child = node.last_child;
@@ -329,16 +339,16 @@ fn holds_image(dom: &Dom, id: NodeId) -> bool {
     false
 }
 
-/// Whether an element (not its ancestors) is excluded.
-fn excluded<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>, reveal: &Reveal<'a>) -> bool {
+/// Whether an element (not its ancestors) is excluded by what it is;
+/// whether it is hidden is judged apart ([`concealed`]).
+fn excluded(e: &Element, lenient: bool) -> bool {
     match e.html_name() {
-        Some(&local_name!("noscript")) if lenient => {}
-        Some(n) if never_content(n) => return true,
-        Some(_) => {}
+        Some(&local_name!("noscript")) if lenient => false,
+        Some(n) if never_content(n) => true,
+        Some(_) => furniture_role(e),
         // SVG and MathML content is drawing, not text.
-        None => return true,
+        None => true,
     }
-    furniture_role(e) || concealed(e, lenient, names, reveal)
 }
 
 /// Whether an element is hidden (by an attribute, an inline style or its
@@ -369,16 +379,19 @@ struct Reveal<'a> {
 }
 
 impl<'a> Reveal<'a> {
-    fn note_control(&mut self, e: &'a Element) {
+    /// Whether an element is a tab or a disclosure button, not one that
+    /// opens a pop-up.
+    fn is_control(e: &Element) -> bool {
         let tab = e
             .attr(&local_name!("role"))
             .is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"));
-        if !(tab || e.has_attr(&local_name!("aria-expanded")))
-            || e.attr(&local_name!("aria-haspopup"))
-                .is_some_and(|v| !v.trim().eq_ignore_ascii_case("false"))
-        {
-            return;
-        }
+        (tab || e.has_attr(&local_name!("aria-expanded")))
+            && e.attr(&local_name!("aria-haspopup"))
+                .is_none_or(|v| v.trim().eq_ignore_ascii_case("false"))
+    }
+
+    /// Notes a shown control ([`Self::is_control`]).
+    fn note(&mut self, e: &'a Element) {
         if let Some(ids) = e.attr(&local_name!("aria-controls")) {
             self.controlled.extend(ids.split_ascii_whitespace());
         }
@@ -397,6 +410,35 @@ impl<'a> Reveal<'a> {
                         .any(|id| self.controls.contains(id))
                 }))
     }
+}
+
+/// Whether a node left out with its parent is hidden there: it or an
+/// ancestor up to the top of what is left out is hidden
+/// ([`concealed`]; the top's own verdict is `dark` already). The walk
+/// stays inside the left-out subtree, bounded by the tree's depth.
+fn hidden_where_left_out<'a>(
+    dom: &'a Dom,
+    id: NodeId,
+    skip: &[bool],
+    dark: &[bool],
+    lenient: bool,
+    names: &mut Names<'a>,
+    reveal: &Reveal<'a>,
+) -> bool {
+    let mut at = id;
+    while let Some(parent) = dom.nodes[at].parent {
+        if dark[at] || !skip[parent] {
+            return dark[at];
+        }
+        if dom
+            .element(at)
+            .is_some_and(|e| concealed(e, lenient, names, reveal))
+        {
+            return true;
+        }
+        at = parent;
+    }
+    dark[at]
 }
 
 /// Whether the element's class hides it; on the lenient read, not when a
