@@ -70,6 +70,9 @@ printf '<html><body><p>Loading</p><script>window.__STATE__ = {"a":[{"body":"%s"}
 # Tabs and an accordion whose hidden panels their controls open
 # (extract/exclusion.rs), a control hidden itself, a panel named by none.
 printf '<html><body><article><p>%s</p><div role="tablist"><button role="tab" id="t1" aria-controls="p1">A</button><button aria-expanded="false" aria-controls="p2 p3">B</button></div><div role="tabpanel" id="p1" hidden><p>%s</p></div><div id="p2" style="display:none" aria-labelledby="t1"><p hidden>c</p></div><div hidden><span role="tab" id="t9" aria-controls="p9">x</span></div><div id="p9" hidden>y</div><div id="p4" aria-hidden="true">z</div></article></body></html>' "$s" "$s" | seed html_extract
+# A page's one marked article beside a block that splits its text
+# (extract/second.rs), an article nested in it, a body marked by itemprop.
+printf '<html><body><div><article><h1>T</h1><p>%s</p><article><p>c</p></article></article><div><p>%s</p></div><div itemprop="articleBody"><p>b</p></div></div></body></html>' "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract

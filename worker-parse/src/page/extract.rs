@@ -38,10 +38,14 @@
 //!    article's body without cutting a list of items in half, a
 //!    product's specifications off its blurb, or an introduction off the
 //!    grid of items it introduces.
-//!    A **second opinion** (`second`) reads the page from its title
-//!    heading instead: where the two readings do not overlap and the
-//!    descent's root is a series of short blocks or mostly links (a thread,
-//!    a teaser row that outweighed a short text), the heading's wins.
+//!    A **second opinion** (`second`) asks what the page marks first:
+//!    where the descent stopped above the page's one article (its only
+//!    outermost `<article>`, or its structured data's article body),
+//!    holding 30 % of the root's prose, the article is read. Else it
+//!    reads the page from its title heading: where the two readings do
+//!    not overlap and the descent's root is a series of short blocks or
+//!    mostly links (a thread, a teaser row that outweighed a short text),
+//!    the heading's wins.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that

@@ -176,3 +176,65 @@ fn a_long_dated_thread_still_loses_to_the_post() {
     assert!(md.contains("The ferry to the island"), "{md}");
     assert!(!md.contains("Step 15: fold the dough"), "{md}");
 }
+
+const MORE: &str = "<p>The harbour master said the new timetable adds an evening \
+    crossing on Fridays through the winter, when the island's workers come home.</p>\
+    <p>Fuel for the generators came on the second boat; the council will meet on \
+    Thursday to talk about a reserve that would last a longer storm.</p>";
+
+/// Three paragraphs about the site, not the story: weight beside it.
+const ABOUT: &str = "<p>Harbour Notes has written about the island's crossings since \
+    the first steamer ran, and keeps every timetable it ever printed.</p>\
+    <p>Its writers live on the island and on the mainland, and each of them has \
+    waited out a storm on the quay with a thermos and a book.</p>\
+    <p>Letters to the editor go to the office above the chandlery, which opens \
+    when the morning boat is in and closes when the last one leaves.</p>";
+
+// Verifies: REQ-PAGE-002 (where the descent stops above the page's one
+// marked article, because its text is split with a sibling, the article is
+// read; a feed of articles marks none as the one, and a short card marked
+// as an article is no reading of the page)
+#[test]
+fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
+    for article in [
+        format!("<article><h1>Ferry back</h1>{POST}{MORE}</article>"),
+        format!("<div itemprop=\"articleBody\"><h1>Ferry back</h1>{POST}{MORE}</div>"),
+    ] {
+        let html = page(
+            "Ferry back",
+            &format!("<div class=\"site\">{article}<div class=\"company\">{ABOUT}</div></div>"),
+        );
+        let md = markdown(&html);
+        assert!(md.contains("The ferry to the island"), "{md}");
+        assert!(md.contains("evening crossing on Fridays"), "{md}");
+        assert!(!md.contains("Letters to the editor"), "{md}");
+    }
+    // Two articles side by side: neither is the page's one.
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{MORE}</article>\
+             <article>{ABOUT}</article></div>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("evening crossing on Fridays"), "{md}");
+    assert!(md.contains("Letters to the editor"), "{md}");
+    // A card marked as an article, with a paragraph too short to be a
+    // reading of the page (though a third of the paragraphs around it).
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"site\"><div class=\"story\"><h1>Ferry back</h1>{POST}</div>\
+             <article class=\"card\"><p>The island's bakery reopened with the ferry \
+             and sold out of bread by noon; the baker says she will bake twice a day until \
+             the weekend, and the shop will keep a shelf of loaves for the houses on the \
+             far side of the island, whose people walk in on Saturdays when the \
+             road is open again. The mill will grind once the ferry brings its new \
+             stones from the mainland.</p></article><div class=\"company\">{ABOUT}</div></div>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(md.contains("Letters to the editor"), "{md}");
+}
