@@ -20,7 +20,7 @@
 //!    boilerplate (share bars, cookie banners, related links, comment
 //!    sections) unless they hold much of the page's text; a comment
 //!    section goes however long, when the page has prose of its own
-//!    outside it; on a page of prose, image captions and credit lines
+//!    before it and a sixteenth of the thread's text; on a page of prose, image captions and credit lines
 //!    (the image contributes its alternative text instead). By structure
 //!    alone, a series of short dated items after an article's text
 //!    (readers' comments, "more stories" teasers) goes too.
@@ -107,9 +107,9 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::prose_before(dom, &order, &weight);
+    let before = exclusion::Before::new(dom, &order, &weight);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
-    exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);
+    exclusion::drop_appended_series(dom, &order, &weight, &before.prose, &mut skip);
     // Weighed again without what was dropped.
     let bare = weights::bare_prose(dom, &order, &skip, &weight, &candidates);
     let weight = weights::weigh(dom, &order, &skip, &text, &bare);

@@ -727,6 +727,22 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
         assert!(md.contains("Story sentence number 4"), "{md}");
         assert!(!md.contains("Reader"), "{md}");
     }
+    // A post of one paragraph and a list, under a thread of more than
+    // sixteen times its paragraphs but not of its text: the post is the
+    // content.
+    let listed = format!(
+        "<body><div class=article><p>{}</p><ul>{}</ul></div><div id=comments>{}</div></body>",
+        prose(7, "Story"),
+        (0..6)
+            .map(|_| format!("<li>{}</li>", prose(3, "Point")))
+            .collect::<String>(),
+        (0..15)
+            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(8, "Reader")))
+            .collect::<String>(),
+    );
+    let md = markdown(&listed);
+    assert!(md.contains("Story sentence number 6") && md.contains("Point"), "{md}");
+    assert!(!md.contains("Reader"), "{md}");
     // A thread with no prose of its own outside the comments: they are
     // the content.
     let thread = format!(

@@ -22,10 +22,13 @@ const BOILERPLATE_SHARE_MAX: f64 = 0.3;
 /// page's posts are its content, an article's readers' comments are not.
 const COMMENTS_REST_MIN: u32 = 400;
 
-/// The comment section may hold at most this many times the prose outside
-/// it: a popular story's thread runs to ten times the story. Chosen on
-/// WCXB's development pages, where from about 20 a forum page whose truth
-/// is its opening post and replies started to lose its replies.
+/// The comment section may hold at most this many times the text outside
+/// links before it: a popular story's thread runs to ten times the story.
+/// Chosen on WCXB's development pages, where from about 20 a forum page
+/// whose truth is its opening post and replies started to lose its
+/// replies. The text, not only the paragraphs, so that a post set in
+/// headings and lists is weighed whole against its thread (measured: one
+/// page up on trafilatura's evaluation pages, none changed elsewhere).
 const COMMENTS_REST_RATIO: u32 = 16;
 
 /// Prose before a series of dated items (see [`drop_appended_series`])
@@ -150,33 +153,54 @@ fn is_landmark(e: &Element) -> bool {
     )
 }
 
-/// Prose before each node in document order: an article's comments
-/// follow its text; on a thread, what precedes the replies is the
-/// question, and what prose there is elsewhere is sidebars.
-pub(super) fn prose_before(dom: &Dom, order: &[NodeId], weight: &[Weight]) -> Vec<u32> {
+/// What `measure` counts before each node in document order: an
+/// article's comments follow its text; on a thread, what precedes the
+/// replies is the question, and what prose there is elsewhere is sidebars.
+fn before(
+    dom: &Dom,
+    order: &[NodeId],
+    weight: &[Weight],
+    measure: impl Fn(Weight) -> u32,
+) -> Vec<u32> {
     let mut before = vec![0u32; dom.nodes.len()];
     let mut running = 0u32;
     for &id in order {
         before[id] = running;
         let below = dom
             .children(id)
-            .fold(0u32, |sum, c| sum.saturating_add(weight[c].para));
-        running = running.saturating_add(weight[id].para.saturating_sub(below));
+            .fold(0u32, |sum, c| sum.saturating_add(measure(weight[c])));
+        running = running.saturating_add(measure(weight[id]).saturating_sub(below));
     }
     before
+}
+
+/// What precedes each node in document order ([`before`]): its prose
+/// (paragraph text) and its text outside links.
+pub(super) struct Before {
+    pub(super) prose: Vec<u32>,
+    pub(super) plain: Vec<u32>,
+}
+
+impl Before {
+    pub(super) fn new(dom: &Dom, order: &[NodeId], weight: &[Weight]) -> Self {
+        Self {
+            prose: before(dom, order, weight, |w| w.para),
+            plain: before(dom, order, weight, Weight::plain),
+        }
+    }
 }
 
 /// Drops the blocks named as boilerplate, unless they hold much of the
 /// page's text: a layout wrapper named "has-sidebar" holds the content.
 /// A comment section goes however long when the page has prose of its own
-/// before it (`before`, from [`prose_before`]); on a page of prose,
-/// captions go too.
+/// before it, and text enough beside the thread (`before`); on a page of
+/// prose, captions go too.
 pub(super) fn drop_boilerplate<'a>(
     dom: &'a Dom,
     order: &[NodeId],
     body: NodeId,
     weight: &[Weight],
-    before: &[u32],
+    before: &Before,
     names: &mut Names<'a>,
     skip: &mut [bool],
 ) {
@@ -215,7 +239,7 @@ pub(super) fn drop_boilerplate<'a>(
             )
             && (names.boilerplate(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
             && (f64::from(weight[id].plain()) < BOILERPLATE_SHARE_MAX * body_plain
-                || (names.comments(e) && !nested[id] && rest_is_prose(before[id], weight[id].para)))
+                || (names.comments(e) && !nested[id] && rest_is_text(before, id, weight[id])))
         {
             mark_subtree(dom, id, skip);
         }
@@ -321,10 +345,12 @@ fn furniture_role(e: &Element) -> bool {
     })
 }
 
-/// Whether the prose before a comment section makes the page an article
-/// with comments rather than a thread.
-fn rest_is_prose(rest: u32, comments: u32) -> bool {
-    rest >= COMMENTS_REST_MIN && rest.saturating_mul(COMMENTS_REST_RATIO) >= comments
+/// Whether what precedes a comment section makes the page an article with
+/// comments rather than a thread: prose of its own, and text a sixteenth
+/// of the thread's at least.
+fn rest_is_text(before: &Before, id: NodeId, comments: Weight) -> bool {
+    before.prose[id] >= COMMENTS_REST_MIN
+        && before.plain[id].saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()
 }
 
 /// Whether an image is below a node.
