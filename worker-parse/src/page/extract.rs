@@ -20,7 +20,8 @@
 //!    boilerplate (share bars, cookie banners, related links, comment
 //!    sections) unless they hold much of the page's text; a comment
 //!    section goes however long, when the page has prose of its own
-//!    before it and a sixteenth of the thread's text; on a page of prose, image captions and credit lines
+//!    before it and a sixteenth of the thread's text, or text before it
+//!    that outweighs the thread; on a page of prose, image captions and credit lines
 //!    (the image contributes its alternative text instead). By structure
 //!    alone, a series of short dated items after an article's text
 //!    (readers' comments, "more stories" teasers) goes too.

@@ -743,6 +743,20 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
     let md = markdown(&listed);
     assert!(md.contains("Story sentence number 6") && md.contains("Point"), "{md}");
     assert!(!md.contains("Reader"), "{md}");
+    // A post set in blocks of text with no paragraphs, under a comment
+    // section with less text than the post: the post is the content.
+    let bare = format!(
+        "<body><div class=post>{}</div><div id=comments>{}</div></body>",
+        (0..6)
+            .map(|_| format!("<div>{}</div>", prose(2, "Story")))
+            .collect::<String>(),
+        (0..2)
+            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(4, "Reader")))
+            .collect::<String>(),
+    );
+    let md = markdown(&bare);
+    assert!(md.contains("Story sentence number 1"), "{md}");
+    assert!(!md.contains("Reader"), "{md}");
     // A thread with no prose of its own outside the comments: they are
     // the content.
     let thread = format!(

@@ -17,9 +17,10 @@ use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 /// and still be dropped.
 const BOILERPLATE_SHARE_MAX: f64 = 0.3;
 
-/// Prose outside a block named as a comment section that makes the block
-/// the page's comments, not its content, however long the thread: a forum
-/// page's posts are its content, an article's readers' comments are not.
+/// Prose (or text) before a block named as a comment section that makes
+/// the block the page's comments, not its content, however long the
+/// thread: a forum page's posts are its content, an article's readers'
+/// comments are not.
 const COMMENTS_REST_MIN: u32 = 400;
 
 /// The comment section may hold at most this many times the text outside
@@ -346,11 +347,16 @@ fn furniture_role(e: &Element) -> bool {
 }
 
 /// Whether what precedes a comment section makes the page an article with
-/// comments rather than a thread: prose of its own, and text a sixteenth
-/// of the thread's at least.
+/// comments rather than a thread: text of its own that outweighs the
+/// thread (a post set between line breaks, with no paragraphs), or prose
+/// of its own and a sixteenth of the thread's text at least. A thread's
+/// replies outweigh its question's text; an article's comments need not.
 fn rest_is_text(before: &Before, id: NodeId, comments: Weight) -> bool {
-    before.prose[id] >= COMMENTS_REST_MIN
-        && before.plain[id].saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()
+    let text = before.plain[id];
+    text >= COMMENTS_REST_MIN
+        && (text >= comments.plain()
+            || (before.prose[id] >= COMMENTS_REST_MIN
+                && text.saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()))
 }
 
 /// Whether an image is below a node.
