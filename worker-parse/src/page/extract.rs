@@ -35,10 +35,12 @@
 //!    weight (paragraph text on a page of prose, from a child holding a
 //!    third of the text at least; elsewhere text outside links plus a
 //!    third of link text), while one does, and on prose not away from a
-//!    tenth of the paragraphs set straight in the node. That finds an
-//!    article's body without cutting a list of items in half, a
-//!    product's specifications off its blurb, or an introduction off the
-//!    grid of items it introduces.
+//!    tenth of the paragraphs set straight in the node or in blocks of
+//!    the kind of the child it would move into. That finds an article's
+//!    body without cutting a list of items in half, a product's
+//!    specifications off its blurb, an introduction off the grid of items
+//!    it introduces, or an article off the text blocks a page builder
+//!    split it into.
 //!    A **second opinion** (`second`) asks what the page marks first:
 //!    where the descent stopped above the page's one article (its only
 //!    outermost `<article>`, or its structured data's article body),

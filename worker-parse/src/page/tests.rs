@@ -698,6 +698,41 @@ fn an_article_s_introduction_stays_with_the_grid_of_items_it_introduces() {
     assert!(!md.contains("Sidebar"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (the descent does not move into the first of the
+// blocks of one kind that a page builder splits an article into: the
+// others would be lost; a block of another kind beside it stays out)
+#[test]
+fn an_article_split_into_blocks_of_one_kind_is_read_whole() {
+    let page = |last: &str| {
+        format!(
+            "<body><div class=wrap><div class=entry>\
+             <div class=\"text-block\"><p>{}</p><p>{}</p></div>\
+             <div class=\"text-block\"><p>{}</p></div>\
+             <div class=\"{last}\"><p>{}</p></div></div>\
+             <aside><p>Sidebar: popular stories</p></aside></div></body>",
+            prose(6, "Opening"),
+            prose(6, "Middle"),
+            prose(3, "Second"),
+            prose(2, "Closing"),
+        )
+    };
+    let md = markdown(&page("text-block"));
+    assert!(md.contains("Opening sentence number 0"), "{md}");
+    assert!(md.contains("Second sentence number 2"), "{md}");
+    assert!(md.contains("Closing sentence number 1"), "{md}");
+    assert!(!md.contains("Sidebar"), "{md}");
+    // The same page with its last blocks of other kinds: the first block
+    // holds most of the text, and the descent moves into it.
+    let md = markdown(&page("extra").replacen(
+        "<div class=\"text-block\"><p>Second",
+        "<div class=\"note\"><p>Second",
+        1,
+    ));
+    assert!(md.contains("Middle sentence number 5"), "{md}");
+    assert!(!md.contains("Second sentence"), "{md}");
+    assert!(!md.contains("Closing sentence"), "{md}");
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))
@@ -741,7 +776,10 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
             .collect::<String>(),
     );
     let md = markdown(&listed);
-    assert!(md.contains("Story sentence number 6") && md.contains("Point"), "{md}");
+    assert!(
+        md.contains("Story sentence number 6") && md.contains("Point"),
+        "{md}"
+    );
     assert!(!md.contains("Reader"), "{md}");
     // A post set in blocks of text with no paragraphs, under a comment
     // section with less text than the post: the post is the content.
