@@ -5,7 +5,8 @@
 # Python with trafilatura (and readability-lxml) is available, the anchors
 # on the same pages in the same run.
 #
-# Usage: tests/bench/extract.sh [--cross [--third SET_DIR]] BENCH_DIR [OUT_DIR]
+# Usage: tests/bench/extract.sh [--cross [--third SET_DIR]] [--snippets SET_DIR]
+#                               BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
 #   --cross also scores across corpora (score_cross.py): each direction's
 #   held-out corpus (tuned on wcxb-dev/, measured on articles/, and the
@@ -16,6 +17,10 @@
 #   readability_pages.py from Mozilla Readability's own test pages), read,
 #   scored and counted like the others and measured held out from both
 #   development corpora.
+#   --snippets SET_DIR adds a development corpus whose truth is passages
+#   each page's main text holds or leaves out (one made by
+#   trafilatura_pages.py from trafilatura's own evaluation pages), scored
+#   by score_snippets.py.
 #   TRAFILATURA_PYTHON (default target/bench-venv/bin/python) is the
 #   interpreter to time the anchors with; set it up once with
 #     python3 -m venv target/bench-venv
@@ -24,14 +29,15 @@
 set -euo pipefail
 cross=
 third=()
-if [ "${1:-}" = --cross ]; then
-    cross=1
-    shift
-    if [ "${1:-}" = --third ]; then
-        third=("$(cd "$2" && pwd)")
-        shift 2
-    fi
-fi
+snippets=()
+while :; do
+    case "${1:-}" in
+        --cross) cross=1; shift ;;
+        --third) third=("$(cd "$2" && pwd)"); shift 2 ;;
+        --snippets) snippets=("$(cd "$2" && pwd)"); shift 2 ;;
+        *) break ;;
+    esac
+done
 bench=$(cd "$1" && pwd)
 out=${2:-target/bench-extract}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +46,7 @@ sets=()
 for set in articles mixed wcxb-dev; do
     [ -f "$bench/$set/ground-truth.json" ] && sets+=("$set")
 done
-sets+=("${third[@]}")
+sets+=("${third[@]}" "${snippets[@]}")
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
 echo "== rypsok (Markdown, CPU time, median of 5 passes)"
@@ -50,7 +56,7 @@ py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
     passes=${TRAFILATURA_PASSES:-5}
     echo "== anchors (plain text, CPU time; trafilatura median of $passes passes, readability one)"
-    "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" | tee "$out/trafilatura-speed.txt"
+    "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" "${snippets[@]}" | tee "$out/trafilatura-speed.txt"
     echo "== speed ratio (MB/s, rypsok median of 5 passes / trafilatura median of $passes)"
     for set in "${sets[@]}"; do
         set=$(basename "$set")
@@ -67,4 +73,7 @@ fi
 python3 "$here/score_halves.py" "$bench" "$out" "${third[@]}"
 if [ -n "$cross" ]; then
     python3 "$here/score_cross.py" "$bench" "$out" "${third[@]}"
+fi
+if [ ${#snippets[@]} -gt 0 ]; then
+    python3 "$here/score_snippets.py" "$bench" "$out" "${snippets[0]}"
 fi
