@@ -65,8 +65,9 @@ const LINK_SHARE: f64 = 0.5;
 /// set (1 page up, +0.05) and the third corpus (no page changes).
 const MARKED_PROSE_SHARE: f64 = 0.3;
 
-/// The root the page is read from: `first`, from the descent, unless the
-/// reading from the title heading disagrees and wins (see the module doc).
+/// The root the page is read from: the page's one marked article where
+/// `first`, from the descent, holds it; else `first`, unless the reading
+/// from the title heading disagrees and wins (see the module doc).
 pub(super) fn second_opinion(
     dom: &Dom,
     order: &[NodeId],

@@ -221,7 +221,7 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
     assert!(md.contains("evening crossing on Fridays"), "{md}");
     assert!(md.contains("Letters to the editor"), "{md}");
     // A card marked as an article, with a paragraph too short to be a
-    // reading of the page (though a third of the paragraphs around it).
+    // reading of the page (though 30 % of the paragraphs around it).
     let html = page(
         "Ferry back",
         &format!(
