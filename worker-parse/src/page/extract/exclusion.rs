@@ -193,9 +193,9 @@ impl Before {
 
 /// Drops the blocks named as boilerplate, unless they hold much of the
 /// page's text: a layout wrapper named "has-sidebar" holds the content.
-/// A comment section goes however long when the page has prose of its own
-/// before it, and text enough beside the thread (`before`); on a page of
-/// prose, captions go too.
+/// A comment section goes however long when what precedes it makes the
+/// page an article with comments ([`rest_is_text`]); on a page of prose,
+/// captions go too.
 pub(super) fn drop_boilerplate<'a>(
     dom: &'a Dom,
     order: &[NodeId],
@@ -224,6 +224,8 @@ pub(super) fn drop_boilerplate<'a>(
             nested[id] = nested[p] || thread[p];
         }
     }
+    // Text of the blocks dropped so far, which `before` still counts.
+    let mut dropped = Dropped::default();
     for &id in order {
         if skip[id] {
             continue;
@@ -240,9 +242,15 @@ pub(super) fn drop_boilerplate<'a>(
             )
             && (names.boilerplate(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
             && (f64::from(weight[id].plain()) < BOILERPLATE_SHARE_MAX * body_plain
-                || (names.comments(e) && !nested[id] && rest_is_text(before, id, weight[id])))
+                || (names.comments(e)
+                    && !nested[id]
+                    && rest_is_text(before, &dropped, id, weight[id])))
         {
             mark_subtree(dom, id, skip);
+            // All of it precedes the nodes still to come in document
+            // order: what precedes them is that much less.
+            dropped.prose = dropped.prose.saturating_add(weight[id].para);
+            dropped.plain = dropped.plain.saturating_add(weight[id].plain());
         }
     }
 }
@@ -348,15 +356,24 @@ fn furniture_role(e: &Element) -> bool {
 
 /// Whether what precedes a comment section makes the page an article with
 /// comments rather than a thread: text of its own that outweighs the
-/// thread (a post set between line breaks, with no paragraphs), or prose
+/// thread (a post set in blocks of text, with no paragraphs), or prose
 /// of its own and a sixteenth of the thread's text at least. A thread's
 /// replies outweigh its question's text; an article's comments need not.
-fn rest_is_text(before: &Before, id: NodeId, comments: Weight) -> bool {
-    let text = before.plain[id];
+fn rest_is_text(before: &Before, dropped: &Dropped, id: NodeId, comments: Weight) -> bool {
+    let text = before.plain[id].saturating_sub(dropped.plain);
+    let prose = before.prose[id].saturating_sub(dropped.prose);
     text >= COMMENTS_REST_MIN
         && (text >= comments.plain()
-            || (before.prose[id] >= COMMENTS_REST_MIN
+            || (prose >= COMMENTS_REST_MIN
                 && text.saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()))
+}
+
+/// Paragraph text and text outside links of the blocks
+/// [`drop_boilerplate`] dropped so far.
+#[derive(Default)]
+struct Dropped {
+    prose: u32,
+    plain: u32,
 }
 
 /// Whether an image is below a node.

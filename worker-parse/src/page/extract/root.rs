@@ -1,7 +1,8 @@
 //! Pass 3, root: from `<body>` (or a `<main>` that holds half the text),
 //! the descent into the container child that holds most of the node's
 //! weight, while one does and, on a page of prose, while the node's own
-//! paragraphs hold little of its prose.
+//! paragraphs (and the blocks of the kind of the child it would move
+//! into) hold little of its prose.
 
 use html5ever::local_name;
 
@@ -18,7 +19,7 @@ const DESCEND_SHARE: f64 = 0.7;
 /// paragraphs it holds: a product's or a service's page has a paragraph
 /// of blurb beside specifications, lists and tables that are its content
 /// too, where an article's body holds most of its container's text.
-const PROSE_DESCEND_TEXT_SHARE: f64 = 1.0 / 3.0;
+pub(super) const PROSE_DESCEND_TEXT_SHARE: f64 = 1.0 / 3.0;
 
 /// On a page of prose, the least share of a node's text, links included,
 /// a child must hold for the root to move into it: on a listing whose
