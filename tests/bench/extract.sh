@@ -5,7 +5,7 @@
 # Python with trafilatura (and readability-lxml) is available, the anchors
 # on the same pages in the same run.
 #
-# Usage: tests/bench/extract.sh [--cross [--third SET_DIR]] [--snippets SET_DIR]
+# Usage: tests/bench/extract.sh [--cross] [--third SET_DIR] [--snippets SET_DIR]
 #                               BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
 #   --cross also scores across corpora (score_cross.py): each direction's
@@ -33,8 +33,8 @@ snippets=()
 while :; do
     case "${1:-}" in
         --cross) cross=1; shift ;;
-        --third) third=("$(cd "$2" && pwd)"); shift 2 ;;
-        --snippets) snippets=("$(cd "$2" && pwd)"); shift 2 ;;
+        --third) third=("$(cd "${2:?--third needs SET_DIR}" && pwd)"); shift 2 ;;
+        --snippets) snippets=("$(cd "${2:?--snippets needs SET_DIR}" && pwd)"); shift 2 ;;
         *) break ;;
     esac
 done

@@ -8,8 +8,10 @@ Usage: score_snippets.py BENCH_DIR OUT_DIR SET_DIR
 OUT_DIR holds <set>.json (rypsok) and, where the anchors ran,
 trafilatura-<set>.json and readability-<set>.json, as extract.sh writes
 them. Outputs are read as the bench's evaluate.py reads them (Markdown
-link targets stripped); a passage counts as found where its text, with
-whitespace collapsed, is in the output's.
+link targets stripped) and cut into its words (so that Markdown's
+emphasis marks and the plain text of the anchors compare alike); a
+passage counts as found where its words, joined by single spaces, are
+in the output's (a passage may start or end inside a word).
 
 Printed per system: precision, recall and F1 over passages (a "with"
 passage found is a true positive, one missing a false negative, a
@@ -19,7 +21,6 @@ of the page, or nothing), with how many of those the best other system
 reads at least half of.
 """
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -29,18 +30,22 @@ SYSTEMS = (("rypsok", "{}.json"), ("trafilatura", "trafilatura-{}.json"),
            ("readability", "readability-{}.json"))
 
 
-def norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+def words(ev, text: str) -> str:
+    """The text's words, separated by single spaces."""
+    return " ".join(ev.tokenize(text, "word"))
 
 
-def found(pred: dict, truth: dict) -> dict:
-    """Per page: (with found, with total, without found, without total)."""
+def found(ev, pred: dict, truth: dict) -> dict:
+    """Per page: (with found, with total, without found, without total).
+    A passage may start or end inside a word; one without words (a
+    smiley) is left out."""
     out = {}
     for name, t in truth.items():
         text = pred.get(name, "")
-        w = sum(norm(s) in text for s in t["with"])
-        wo = sum(norm(s) in text for s in t["without"])
-        out[name] = (w, len(t["with"]), wo, len(t["without"]))
+        with_ = [p for p in (words(ev, s) for s in t["with"]) if p]
+        without = [p for p in (words(ev, s) for s in t["without"]) if p]
+        out[name] = (sum(p in text for p in with_), len(with_),
+                     sum(p in text for p in without), len(without))
     return out
 
 
@@ -58,8 +63,8 @@ def main() -> None:
         pred = {}
         for k, v in raw.items():
             body = v.get("articleBody") if isinstance(v, dict) else v
-            pred[k] = norm(ev.strip_markdown_targets(body or ""))
-        results[system] = found(pred, truth)
+            pred[k] = words(ev, ev.strip_markdown_targets(body or ""))
+        results[system] = found(ev, pred, truth)
     print(f"== snippets, {name}: {len(truth)} pages "
           "(passages found; precision and recall over passages)")
     print(f"   {'system':12} {'P':>6} {'R':>6} {'F1':>6} {'acc':>6}  none found (best other >= half)")

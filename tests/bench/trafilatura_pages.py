@@ -50,8 +50,9 @@ def main() -> None:
         truth[name] = {"url": url, "with": entry.get("with", []),
                        "without": entry.get("without", [])}
         meta[name] = {"source": REPOSITORY, "commit": COMMIT, "licence": LICENCE}
-    (out / "ground-truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False))
-    (out / "metadata.json").write_text(json.dumps(meta, indent=1))
+    (out / "ground-truth.json").write_text(
+        json.dumps(truth, indent=1, ensure_ascii=False), encoding="utf8")
+    (out / "metadata.json").write_text(json.dumps(meta, indent=1), encoding="utf8")
     print(f"{len(truth)} pages written, {missing} named but not in the checkout")
 
 

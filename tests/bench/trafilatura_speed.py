@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Measures the anchors on the same pages as rypsok's extraction benchmark.
 
-Usage: trafilatura_speed.py BENCH_DIR OUT_DIR [SET_DIR]
+Usage: trafilatura_speed.py BENCH_DIR OUT_DIR [SET_DIR...]
 
 Reads the pages of BENCH_DIR/{articles,mixed,wcxb-dev} (those present) and
-of SET_DIR (a further set in the same layout, named by its folder) into
+of each SET_DIR (further sets in the same layout, named by their folders) into
 memory, times five passes of trafilatura.extract (plain text, as in the
 bench anchors; TRAFILATURA_PASSES=N sets the number) over each set in CPU
 time (as bench_extract does: a shared machine's clock counts other
