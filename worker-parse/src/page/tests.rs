@@ -807,6 +807,28 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
     let md = markdown(&sided);
     assert!(md.contains("Reader sentence number 3"), "{md}");
     assert!(!md.contains("Side sentence"), "{md}");
+    // A question of under 400 characters and a shorter reply, and a
+    // question set in a list (no paragraphs) under a longer thread: no
+    // post of the page's own, and the replies are the content.
+    let short = format!(
+        "<body><h2>Which bike?</h2><div class=question>{}</div>\
+         <div id=comments><div class=comment><p>{}</p></div></div></body>",
+        prose(4, "Asker"),
+        prose(2, "Reader"),
+    );
+    let md = markdown(&short);
+    assert!(md.contains("Reader sentence number 1"), "{md}");
+    let listed_question = format!(
+        "<body><h2>Which bike?</h2><ul>{}</ul><div id=comments>{}</div></body>",
+        (0..3)
+            .map(|_| format!("<li>{}</li>", prose(3, "Asker")))
+            .collect::<String>(),
+        (0..5)
+            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(4, "Reader")))
+            .collect::<String>(),
+    );
+    let md = markdown(&listed_question);
+    assert!(md.contains("Reader sentence number 3"), "{md}");
     // A thread with no prose of its own outside the comments: they are
     // the content.
     let thread = format!(
