@@ -267,6 +267,22 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
     let md = markdown(&html);
     assert!(md.contains("The ferry to the island"), "{md}");
     assert!(md.contains("- Hull 3"), "{md}");
+    // A page of prose whose marked article holds 61 % of the paragraphs
+    // but 27 % of the text, beside a block of specifications: the
+    // descent's root stays, specifications and all.
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{MORE}</article>\
+             <div class=\"specs\">{}</div><div class=\"company\">{ABOUT}</div></div>",
+            (0..3)
+                .map(|i| LIST.replace("Crossing time", &format!("Hull {i}")))
+                .collect::<String>()
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(md.contains("- Hull 2"), "{md}");
     // A card marked as an article, with a paragraph (361 characters) too
     // short to be a reading of the page, though 30.6 % of the paragraphs
     // around it.
