@@ -179,3 +179,14 @@ fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
         .and_then(Element::html_name)
         .is_some_and(|n| n == name)
 }
+
+/// What kind of block a node is: its HTML name and its class attribute as
+/// written. Blocks of one kind make a series (a thread's posts, a list's
+/// teasers) or the parts of one text; a node without a class is of none.
+type Kind<'a> = (&'a LocalName, &'a str);
+
+/// The [`Kind`] of a node (several passes ask).
+fn kind(dom: &Dom, id: NodeId) -> Option<Kind<'_>> {
+    let e = dom.element(id)?;
+    Some((e.html_name()?, e.attr(&html5ever::local_name!("class"))?))
+}

@@ -154,29 +154,10 @@ fn is_landmark(e: &Element) -> bool {
     )
 }
 
-/// What `measure` counts before each node in document order: an
-/// article's comments follow its text; on a thread, what precedes the
-/// replies is the question, and what prose there is elsewhere is sidebars.
-fn before(
-    dom: &Dom,
-    order: &[NodeId],
-    weight: &[Weight],
-    measure: impl Fn(Weight) -> u32,
-) -> Vec<u32> {
-    let mut before = vec![0u32; dom.nodes.len()];
-    let mut running = 0u32;
-    for &id in order {
-        before[id] = running;
-        let below = dom
-            .children(id)
-            .fold(0u32, |sum, c| sum.saturating_add(measure(weight[c])));
-        running = running.saturating_add(measure(weight[id]).saturating_sub(below));
-    }
-    before
-}
-
-/// What precedes each node in document order ([`before`]): its prose
-/// (paragraph text) and its text outside links.
+/// What precedes each node in document order: its prose (paragraph text)
+/// and its text outside links. An article's comments follow its text; on
+/// a thread, what precedes the replies is the question, and what prose
+/// there is elsewhere is sidebars.
 pub(super) struct Before {
     pub(super) prose: Vec<u32>,
     pub(super) plain: Vec<u32>,
@@ -184,10 +165,25 @@ pub(super) struct Before {
 
 impl Before {
     pub(super) fn new(dom: &Dom, order: &[NodeId], weight: &[Weight]) -> Self {
-        Self {
-            prose: before(dom, order, weight, |w| w.para),
-            plain: before(dom, order, weight, Weight::plain),
+        let n = dom.nodes.len();
+        let (mut prose, mut plain) = (vec![0u32; n], vec![0u32; n]);
+        let (mut running_prose, mut running_plain) = (0u32, 0u32);
+        for &id in order {
+            prose[id] = running_prose;
+            plain[id] = running_plain;
+            // What a node holds outside its children: its own text.
+            let (below_prose, below_plain) = dom.children(id).fold((0u32, 0u32), |(p, t), c| {
+                (
+                    p.saturating_add(weight[c].para),
+                    t.saturating_add(weight[c].plain()),
+                )
+            });
+            running_prose =
+                running_prose.saturating_add(weight[id].para.saturating_sub(below_prose));
+            running_plain =
+                running_plain.saturating_add(weight[id].plain().saturating_sub(below_plain));
         }
+        Self { prose, plain }
     }
 }
 

@@ -6,8 +6,8 @@
 
 use html5ever::local_name;
 
-use super::is;
 use super::weights::Weight;
+use super::{is, kind};
 use crate::page::dom::{DOCUMENT, Dom, Element, NodeId};
 
 /// Share of a node's non-link text a child must hold for the root to move
@@ -140,20 +140,14 @@ pub(super) fn descend(
 /// children, and its children other than `best` of `best`'s tag and class
 /// (a class is needed: blocks without one are of no kind).
 fn own_prose(dom: &Dom, id: NodeId, best: NodeId, weight: &[Weight], skip: &[bool]) -> u32 {
-    let kind = |c: NodeId| {
-        let e = dom.element(c)?;
-        let class = e
-            .attr(&local_name!("class"))
-            .filter(|c| !c.trim().is_empty())?;
-        Some((e.html_name()?, class))
-    };
-    let best_kind = kind(best);
+    // An empty class names no kind either.
+    let best_kind = kind(dom, best).filter(|k| !k.1.trim().is_empty());
     dom.children(id)
         .filter(|&c| {
             !skip[c]
                 && (is(dom, c, &local_name!("p"))
                     || is(dom, c, &local_name!("pre"))
-                    || (c != best && best_kind.is_some() && kind(c) == best_kind))
+                    || (c != best && best_kind.is_some() && kind(dom, c) == best_kind))
         })
         .map(|c| weight[c].para)
         .sum()

@@ -26,12 +26,12 @@
 
 use std::collections::HashMap;
 
-use html5ever::{LocalName, local_name};
+use html5ever::local_name;
 
-use super::is;
 use super::pruning::text_of;
 use super::root::{PROSE_DESCEND_TEXT_SHARE, descend, is_container};
 use super::weights::Weight;
+use super::{Kind, is, kind};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
@@ -123,6 +123,11 @@ fn marked_article(
     weight: &[Weight],
     skip: &[bool],
 ) -> Option<NodeId> {
+    // The walk below reads every node: on a page that is not prose, or
+    // with too little prose for an article, it is not needed.
+    if !weight[first].is_prose() || weight[first].para < ANCHOR_PROSE_MIN {
+        return None;
+    }
     let is_marked = |id: NodeId| {
         dom.element(id).is_some_and(|e| {
             e.html_name() == Some(&local_name!("article"))
@@ -146,7 +151,6 @@ fn marked_article(
     }
     let article = outermost?;
     (article != first
-        && weight[first].is_prose()
         && holds(dom, first, article)
         && weight[article].para >= ANCHOR_PROSE_MIN
         && f64::from(weight[article].para) >= MARKED_PROSE_SHARE * f64::from(weight[first].para)
@@ -228,11 +232,7 @@ fn series_of(
     weight: &[Weight],
     skip: &[bool],
 ) -> Option<bool> {
-    type Kind<'a> = (&'a LocalName, &'a str);
-    let kind_of = |id: NodeId| -> Option<Kind<'_>> {
-        let e = dom.element(id)?;
-        Some((e.html_name()?, e.attr(&local_name!("class"))?))
-    };
+    let kind_of = |id: NodeId| kind(dom, id);
     let from = order.iter().position(|&id| id == root)?;
     // Per kind: members' text lengths, the top-most members' text, how
     // many top-most members there are and how many of them carry a time

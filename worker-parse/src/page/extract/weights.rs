@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use html5ever::{LocalName, local_name};
 
-use super::is;
+use super::{Kind, is, kind};
 use crate::page::dom::{Data, Dom, Element, NodeId};
 
 /// Shortest run of text set straight in a block counted as prose: longer
@@ -223,13 +223,10 @@ pub(super) fn bare_prose(
     if live.is_empty() {
         return live;
     }
-    let kind_of = |id: NodeId| {
-        let e = dom.element(id)?;
-        Some((e.html_name()?, e.attr(&local_name!("class"))?))
-    };
+    let kind_of = |id: NodeId| kind(dom, id);
     // Per kind of a candidate: blocks of that kind with text, and the
     // candidates among them.
-    let mut kinds: HashMap<(&LocalName, &str), (u32, u32)> = live
+    let mut kinds: HashMap<Kind<'_>, (u32, u32)> = live
         .iter()
         .filter_map(|&c| kind_of(c))
         .map(|k| (k, (0, 0)))
