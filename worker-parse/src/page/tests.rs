@@ -733,6 +733,18 @@ fn an_article_split_into_blocks_of_one_kind_is_read_whole() {
     assert!(!md.contains("Closing sentence"), "{md}");
 }
 
+/// A comment section's `n` comments, each of `sentences` sentences.
+fn comments(n: usize, sentences: usize) -> String {
+    (0..n)
+        .map(|_| {
+            format!(
+                "<div class=comment><p>{}</p></div>",
+                prose(sentences, "Reader")
+            )
+        })
+        .collect()
+}
+
 fn prose(n: usize, word: &str) -> String {
     (0..n)
         .map(|i| format!("{word} sentence number {i} carries the reader along a little further."))
@@ -745,9 +757,7 @@ fn prose(n: usize, word: &str) -> String {
 fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
     // An article of two paragraphs, then a comment section of `n` comments.
     let article_with = |n: usize| {
-        let thread: String = (0..n)
-            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(8, "Reader")))
-            .collect();
+        let thread = comments(n, 8);
         format!(
             "<body><div class=article><p>{}</p><p>{}</p></div>\
              <div id=comments>{thread}</div></body>",
@@ -771,9 +781,7 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
         (0..6)
             .map(|_| format!("<li>{}</li>", prose(3, "Point")))
             .collect::<String>(),
-        (0..15)
-            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(8, "Reader")))
-            .collect::<String>(),
+        comments(15, 8),
     );
     let md = markdown(&listed);
     assert!(
@@ -788,9 +796,7 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
         (0..6)
             .map(|_| format!("<div>{}</div>", prose(2, "Story")))
             .collect::<String>(),
-        (0..2)
-            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(4, "Reader")))
-            .collect::<String>(),
+        comments(2, 4),
     );
     let md = markdown(&bare);
     assert!(md.contains("Story sentence number 1"), "{md}");
@@ -800,9 +806,7 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
     let sided = format!(
         "<body><div class=sidebar><p>{}</p></div><h2>Which bike?</h2><div id=comments>{}</div></body>",
         prose(8, "Side"),
-        (0..5)
-            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(4, "Reader")))
-            .collect::<String>(),
+        comments(5, 4),
     );
     let md = markdown(&sided);
     assert!(md.contains("Reader sentence number 3"), "{md}");
@@ -823,9 +827,7 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
         (0..3)
             .map(|_| format!("<li>{}</li>", prose(3, "Asker")))
             .collect::<String>(),
-        (0..5)
-            .map(|_| format!("<div class=comment><p>{}</p></div>", prose(4, "Reader")))
-            .collect::<String>(),
+        comments(5, 4),
     );
     let md = markdown(&listed_question);
     assert!(md.contains("Reader sentence number 3"), "{md}");

@@ -191,6 +191,13 @@ const LIST: &str = "<ul><li>Crossing time: fifty minutes in calm weather, sevent
     in the morning.</li><li>Freight is booked at the office a day ahead, and fuel \
     travels only on the first crossing of the day.</li></ul>";
 
+/// `n` lists of a ferry's specifications, the `i`th naming "Hull i".
+fn specs(n: usize) -> String {
+    (0..n)
+        .map(|i| LIST.replace("Crossing time", &format!("Hull {i}")))
+        .collect()
+}
+
 /// Three paragraphs about the site, not the story: weight beside it.
 const ABOUT: &str = "<p>Harbour Notes has written about the island's crossings since \
     the first steamer ran, and keeps every timetable it ever printed.</p>\
@@ -259,9 +266,7 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
         &format!(
             "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{LIST}{LIST}</article>\
              <div class=\"specs\">{}</div></div>",
-            (0..4)
-                .map(|i| LIST.replace("Crossing time", &format!("Hull {i}")))
-                .collect::<String>()
+            specs(4)
         ),
     );
     let md = markdown(&html);
@@ -275,9 +280,7 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
         &format!(
             "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{MORE}</article>\
              <div class=\"specs\">{}</div><div class=\"company\">{ABOUT}</div></div>",
-            (0..3)
-                .map(|i| LIST.replace("Crossing time", &format!("Hull {i}")))
-                .collect::<String>()
+            specs(3)
         ),
     );
     let md = markdown(&html);
