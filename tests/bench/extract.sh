@@ -67,7 +67,11 @@ if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
     done
 else
     echo "== trafilatura not found ($py): anchors and speed ratio skipped"
-    rm -f "$out"/trafilatura-*.json "$out"/readability-*.json
+    # Only the anchors' files: a set may be named readability-… too.
+    for set in "${sets[@]}"; do
+        set=$(basename "$set")
+        rm -f "$out/trafilatura-$set.json" "$out/readability-$set.json"
+    done
 fi
 
 python3 "$here/score_halves.py" "$bench" "$out" "${third[@]}"
