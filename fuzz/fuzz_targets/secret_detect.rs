@@ -49,7 +49,9 @@ fuzz_target!(|data: &[u8]| {
     for f in &findings {
         assert!(masked.contains(&format!("[{}]", f.kind)));
     }
-    if findings.is_empty() {
+    // Masking also covers what the text shows in a decoded form (a `+`
+    // read as a space): only a text with neither is left as it is.
+    if findings.is_empty() && find_decoded_secrets(&text).is_empty() {
         assert_eq!(masked, text);
     }
 
