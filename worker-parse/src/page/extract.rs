@@ -11,7 +11,8 @@
 //! 1. **Exclusion**: elements that are never content (scripts, styles,
 //!    form controls, navigation, the page's header, footers, sidebars;
 //!    a header inside an article or a section is that piece's, and one
-//!    left open that holds the page's `<main>` is no furniture), hidden or
+//!    left open that holds the page's `<main>` is no furniture, nor, in
+//!    the lenient read, one that holds the page's one article), hidden or
 //!    non-rendered ones (`hidden`, `aria-hidden`, inline `display:none` /
 //!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
 //!    `<noscript>`, comments; not a collapsed tab or accordion panel that
@@ -100,7 +101,10 @@ pub(crate) struct Extraction {
 /// blocks (`<div hidden id="S:…">`) that no placeholder claimed (the
 /// parse moved the others in place), which script-driven pages use for
 /// all their content until a script reveals it. Other `hidden` elements,
-/// `aria-hidden` and `<template>` stay excluded even then.
+/// `aria-hidden` and `<template>` stay excluded even then. It also reads
+/// a landmark (a sidebar, a banner left open) that holds the page's one
+/// article: its structured data's one article body, else its only
+/// outermost `<article>`.
 pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
@@ -178,6 +182,21 @@ fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
     dom.element(id)
         .and_then(Element::html_name)
         .is_some_and(|n| n == name)
+}
+
+/// Whether an element marks an article: an `<article>`, or the element a
+/// page's structured data calls the article's body.
+fn marks_article(e: &Element) -> bool {
+    e.html_name() == Some(&html5ever::local_name!("article"))
+        || e.attr(&html5ever::local_name!("itemprop"))
+            .is_some_and(names_article_body)
+}
+
+/// Whether an `itemprop` value names an article's body.
+fn names_article_body(itemprop: &str) -> bool {
+    itemprop
+        .split_ascii_whitespace()
+        .any(|w| w.eq_ignore_ascii_case("articleBody"))
 }
 
 /// What kind of block a node is: its HTML name and its class attribute as

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use html5ever::{LocalName, local_name};
 
-use super::is;
+use super::{is, names_article_body};
 use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::Weight;
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
@@ -59,7 +59,7 @@ pub(super) fn exclude<'a>(
     // Whether a node is inside an `<article>`, a `<section>` or a
     // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
-    let holds_main = holds_main(dom);
+    let holds_main = holds_main(dom, lenient);
     let mut reveal = Reveal::default();
     // Whether a node is hidden from the reader, by itself or an ancestor:
     // judged for the nodes not left out with their parent. Exclusion
@@ -97,7 +97,8 @@ pub(super) fn exclude<'a>(
                 }
                 // A banner, a sidebar or a footer left open holds the rest
                 // of the page, its `<main>` too: that is a markup error,
-                // not furniture.
+                // not furniture. So is one that holds the page's article,
+                // where the strict read found nothing else.
                 Data::Element(e) if holds_main[id] && is_landmark(e) => false,
                 Data::Element(e) => excluded(e, lenient),
                 Data::Other => true,
@@ -124,11 +125,15 @@ pub(super) fn exclude<'a>(
     (order, skip)
 }
 
-/// Whether each node is a `<main>` element or holds one.
-fn holds_main(dom: &Dom) -> Vec<bool> {
+/// Whether each node is a `<main>` element or holds one; in the lenient
+/// read, also the page's one article ([`the_article`]): a page whose
+/// strict read found (almost) nothing may have set its text in a
+/// landmark, an article in a sidebar or in a banner left open.
+fn holds_main(dom: &Dom, lenient: bool) -> Vec<bool> {
     let mut holds = vec![false; dom.nodes.len()];
+    let article = if lenient { the_article(dom) } else { None };
     for id in 0..dom.nodes.len() {
-        if !is(dom, id, &local_name!("main")) {
+        if !is(dom, id, &local_name!("main")) && Some(id) != article {
             continue;
         }
         // Each node is marked once: the walk up stops at a marked one.
@@ -139,6 +144,38 @@ fn holds_main(dom: &Dom) -> Vec<bool> {
         }
     }
     holds
+}
+
+/// The page's one article: the one element its structured data marks as
+/// an article's body (`itemprop="articleBody"`), else its only outermost
+/// `<article>`; a page with two (link previews, a feed, footer columns
+/// set as articles) marks none by that name.
+fn the_article(dom: &Dom) -> Option<NodeId> {
+    // (the one found, whether a second was) per mark.
+    let (mut body, mut article) = ((None, false), (None, false));
+    let mut stack = vec![(DOCUMENT, false)];
+    while let Some((id, in_article)) = stack.pop() {
+        let mut inside = in_article;
+        if let Some(e) = dom.element(id) {
+            let note = |mark: &mut (Option<NodeId>, bool)| {
+                mark.1 |= mark.0.is_some();
+                mark.0 = Some(id);
+            };
+            if e.attr(&local_name!("itemprop")).is_some_and(names_article_body) {
+                note(&mut body);
+            }
+            if e.html_name() == Some(&local_name!("article")) && !in_article {
+                note(&mut article);
+                inside = true;
+            }
+        }
+        stack.extend(dom.children(id).map(|c| (c, inside)));
+    }
+    match (body, article) {
+        ((Some(b), false), _) => Some(b),
+        ((None, _), (Some(a), false)) => Some(a),
+        _ => None,
+    }
 }
 
 /// The page-level landmarks that are never content by their name.

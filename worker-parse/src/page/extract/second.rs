@@ -31,7 +31,7 @@ use html5ever::local_name;
 use super::pruning::text_of;
 use super::root::{PROSE_DESCEND_TEXT_SHARE, descend, is_container};
 use super::weights::Weight;
-use super::{Kind, is, kind};
+use super::{Kind, is, kind, marks_article};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
@@ -128,15 +128,7 @@ fn marked_article(
     if !weight[first].is_prose() || weight[first].para < ANCHOR_PROSE_MIN {
         return None;
     }
-    let is_marked = |id: NodeId| {
-        dom.element(id).is_some_and(|e| {
-            e.html_name() == Some(&local_name!("article"))
-                || e.attr(&local_name!("itemprop")).is_some_and(|v| {
-                    v.split_ascii_whitespace()
-                        .any(|w| w.eq_ignore_ascii_case("articleBody"))
-                })
-        })
-    };
+    let is_marked = |id: NodeId| dom.element(id).is_some_and(marks_article);
     // In document order an outermost marked element comes before the ones
     // it holds: after one, the next outside it is a second outermost.
     let mut outermost = None;
