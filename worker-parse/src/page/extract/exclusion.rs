@@ -318,6 +318,11 @@ fn never_content(name: &LocalName) -> bool {
             | local_name!("label")
             | local_name!("menu")
             | local_name!("figcaption")
+            // A ruby annotation (a reading set above its characters) and
+            // the parentheses set around it for readers without ruby: in
+            // a line of text it would split each word it annotates.
+            | local_name!("rt")
+            | local_name!("rp")
     )
 }
 
