@@ -228,7 +228,11 @@ fn a_page_s_one_article_set_in_a_landmark_is_its_text() {
         "<body><aside><article><p>{story}</p></article></aside>\
          <aside><article><p>{story}</p></article></aside></body>"
     );
-    assert!(matches!(html(&two), PageResult::NoContent), "{:?}", html(&two));
+    assert!(
+        matches!(html(&two), PageResult::NoContent),
+        "{:?}",
+        html(&two)
+    );
 }
 
 // Verifies: REQ-PAGE-002 (ruby annotations, a reading set above the

@@ -8,9 +8,9 @@ use std::collections::HashSet;
 
 use html5ever::{LocalName, local_name};
 
-use super::{is, names_article_body};
 use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::Weight;
+use super::{is, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 
 /// Largest share of the page's text a block named as boilerplate may hold
@@ -161,7 +161,9 @@ fn the_article(dom: &Dom) -> Option<NodeId> {
                 mark.1 |= mark.0.is_some();
                 mark.0 = Some(id);
             };
-            if e.attr(&local_name!("itemprop")).is_some_and(names_article_body) {
+            if e.attr(&local_name!("itemprop"))
+                .is_some_and(names_article_body)
+            {
                 note(&mut body);
             }
             if e.html_name() == Some(&local_name!("article")) && !in_article {

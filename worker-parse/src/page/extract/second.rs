@@ -10,8 +10,11 @@
 //! the two readings do not overlap (neither root holds the other), the
 //! heading's is chosen if the descent's root has the shape of the parts
 //! that take a text's place: a series of blocks of one kind (a thread, a
-//! teaser list) or mostly links, while the heading's holds prose. Share of
-//! the page decides one case: an undated series with many times the
+//! teaser list) or mostly links, while the heading's holds prose. The
+//! heading's reading starts from the widest block around the heading
+//! that does not hold the descent's root, so that a text whose lead is
+//! set with its heading and its body in the next block is read whole.
+//! Share of the page decides one case: an undated series with many times the
 //! heading's paragraphs (a recipe's steps under its introduction) is the
 //! text and stays.
 //!
@@ -87,7 +90,7 @@ pub(super) fn second_opinion(
     let Some(heading) = title_heading(dom, order, skip, title) else {
         return first;
     };
-    let Some(anchor) = prose_around(dom, heading, start, weight) else {
+    let Some(anchor) = prose_around(dom, heading, start, first, weight) else {
         return first;
     };
     let second = descend(dom, anchor, true, weight, skip);
@@ -178,17 +181,26 @@ fn title_heading(
     }
 }
 
-/// The nearest block around `heading` that holds prose of some length,
-/// below `start` (the descent's start).
-fn prose_around(dom: &Dom, heading: NodeId, start: NodeId, weight: &[Weight]) -> Option<NodeId> {
+/// The widest block around `heading`, below `start` (the descent's
+/// start), that holds prose of some length and not `first` (the descent's
+/// root): a text's lead set with its heading and its body in the next
+/// block are one reading.
+fn prose_around(
+    dom: &Dom,
+    heading: NodeId,
+    start: NodeId,
+    first: NodeId,
+    weight: &[Weight],
+) -> Option<NodeId> {
     let mut at = dom.nodes[heading].parent?;
+    let mut widest = None;
     // Bounded by the tree's depth: each turn goes one level up.
     loop {
-        if at == start {
-            return None;
+        if at == start || holds(dom, at, first) {
+            return widest;
         }
         if weight[at].para >= ANCHOR_PROSE_MIN && is_container(dom, at) {
-            return Some(at);
+            widest = Some(at);
         }
         at = dom.nodes[at].parent?;
     }
@@ -279,7 +291,8 @@ fn series_of(
 }
 
 /// Whether a block carries a time: a `<time>` element, or a time of day
-/// in its text (`9:41`), as posts and comments do.
+/// in its text (`9:41`, or `11h29` as French and others write it), as
+/// posts and comments do.
 fn carries_time(dom: &Dom, id: NodeId) -> bool {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
@@ -297,12 +310,12 @@ fn carries_time(dom: &Dom, id: NodeId) -> bool {
     false
 }
 
-/// Whether a text holds one or two digits, a colon and two digits, not
-/// inside a longer run of digits.
+/// Whether a text holds one or two digits, a colon or an `h`, and two
+/// digits, not inside a longer run of digits.
 fn has_clock_time(t: &str) -> bool {
     let b = t.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
-        c == b':'
+        (c == b':' || c == b'h')
             && i >= 1
             && b[i - 1].is_ascii_digit()
             && b.get(i + 1).is_some_and(u8::is_ascii_digit)

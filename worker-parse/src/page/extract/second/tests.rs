@@ -177,6 +177,45 @@ fn a_long_dated_thread_still_loses_to_the_post() {
     assert!(!md.contains("Step 15: fold the dough"), "{md}");
 }
 
+/// `n` replies of about 450 characters, each signed with a time of day
+/// written `time`.
+fn long_replies(n: usize, time: &str) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "<li class=\"reply\"><div class=\"who\">Reader {i} ({time})</div>\
+                 <p>Reply {i}: the crossing was rough but worth it, and the bread was still \
+                 warm when it reached the shop. We waited on the quay for an hour before the \
+                 boat came round the point, and nobody minded the rain. The harbour master \
+                 waved every car on board himself, and the children counted the gulls that \
+                 followed the ferry all the way out past the lighthouse and back.</p></li>"
+            )
+        })
+        .collect()
+}
+
+// Verifies: REQ-PAGE-002 (a text whose lead is set with its heading and its
+// body in the next block is read whole, not the longer thread of replies
+// after it, whose times are written 11h29 or 9:41)
+#[test]
+fn a_text_split_from_its_heading_s_lead_wins_over_a_long_thread() {
+    for time in ["22 juin 2018 @11h29", "June 22, 2018 at 9:41"] {
+        let html = page(
+            "Ferry back",
+            &format!(
+                "<div class=\"story\"><div class=\"lead\"><h1>Ferry back</h1>{POST}</div>\
+                 <div class=\"body\">{MORE}</div></div>\
+                 <div class=\"forum\"><ul>{}</ul></div>",
+                long_replies(12, time)
+            ),
+        );
+        let md = markdown(&html);
+        assert!(md.contains("The ferry to the island"), "{time}: {md}");
+        assert!(md.contains("The harbour master said"), "{time}: {md}");
+        assert!(!md.contains("Reply 3:"), "{time}: {md}");
+    }
+}
+
 const MORE: &str = "<p>The harbour master said the new timetable adds an evening \
     crossing on Fridays through the winter, when the island's workers come home.</p>\
     <p>Fuel for the generators came on the second boat; the council will meet on \
