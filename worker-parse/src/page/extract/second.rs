@@ -10,13 +10,14 @@
 //! the two readings do not overlap (neither root holds the other), the
 //! heading's is chosen if the descent's root has the shape of the parts
 //! that take a text's place: a series of blocks of one kind (a thread, a
-//! teaser list) or mostly links, while the heading's holds prose. The
-//! heading's reading starts from the widest block around the heading
-//! that does not hold the descent's root, so that a text whose lead is
-//! set with its heading and its body in the next block is read whole.
-//! Share of the page decides one case: an undated series with many times the
-//! heading's paragraphs (a recipe's steps under its introduction) is the
-//! text and stays.
+//! teaser list) or mostly links, while the heading's holds prose, two or
+//! three sentences at least (a short post's). The heading's reading starts
+//! from the widest block around the heading that does not hold the
+//! descent's root, so that a text whose lead is set with its heading and
+//! its body in the next block is read whole. Share of the page decides
+//! one case: an undated series with many times the heading's paragraphs
+//! or text (a recipe's steps under its introduction, a product's features
+//! under its blurb) is the text and stays.
 //!
 //! Before the heading is asked, the page's own mark is: where the descent
 //! stopped above the page's one article (its only outermost `<article>`
@@ -38,8 +39,16 @@ use super::{Kind, is, kind, marks_article};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
-/// heading for it to be a reading of the page: a few sentences.
-const ANCHOR_PROSE_MIN: u32 = 400;
+/// heading for it to be a reading of the page: two or three sentences, a
+/// short post's. Chosen on the development pages: any floor from 150 to
+/// 250 moves one page of trafilatura's evaluation pages from a comment
+/// thread to its post and changes none of WCXB's (400, the floor before,
+/// moved neither).
+const HEADING_PROSE_MIN: u32 = 200;
+
+/// Least prose of the page's marked article for it to be read instead of
+/// the descent's root: a few paragraphs.
+const ARTICLE_PROSE_MIN: u32 = 400;
 
 /// Fewest blocks of one kind that make a series.
 const SERIES_MIN: usize = 3;
@@ -55,8 +64,12 @@ const SERIES_ITEM_MAX: u32 = 300;
 /// [`SERIES_ITEM_MAX`] for blocks that carry a time (posts, comments).
 const DATED_ITEM_MAX: u32 = 600;
 
-/// How many times the heading's reading's paragraphs an undated series
-/// must hold to be kept as the text (see [`second_opinion`]).
+/// How many times the heading's reading's paragraphs, or its text, an
+/// undated series must hold to be kept as the text (see
+/// [`second_opinion`]): its text counts for a series not set in
+/// paragraphs (a product's features as lists), which the shorter floor
+/// of [`HEADING_PROSE_MIN`] would otherwise give to the heading's short
+/// introduction (three pages of WCXB's).
 const OUTWEIGHS: u64 = 4;
 
 /// Share of a root's text in links that makes it a link block.
@@ -99,11 +112,12 @@ pub(super) fn second_opinion(
     }
     let series = series_of(dom, order, first, weight, skip);
     // An undated series that outweighs the heading's reading many times
-    // over is the text set as a series of steps or entries, the heading's
-    // block its introduction; a thread (its items dated) or links lose
+    // over, in paragraphs or in text, is the text set as a series of steps
+    // or entries, the heading's block its introduction; a thread (its items dated) or links lose
     // to the heading however long they are.
     let outweighs = series == Some(false)
-        && u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para);
+        && (u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para)
+            || u64::from(weight[first].plain()) > OUTWEIGHS * u64::from(weight[second].plain()));
     if (series.is_some() || is_link_block(weight[first])) && !outweighs {
         second
     } else {
@@ -128,7 +142,7 @@ fn marked_article(
 ) -> Option<NodeId> {
     // The walk below reads every node: on a page that is not prose, or
     // with too little prose for an article, it is not needed.
-    if !weight[first].is_prose() || weight[first].para < ANCHOR_PROSE_MIN {
+    if !weight[first].is_prose() || weight[first].para < ARTICLE_PROSE_MIN {
         return None;
     }
     let is_marked = |id: NodeId| dom.element(id).is_some_and(marks_article);
@@ -147,7 +161,7 @@ fn marked_article(
     let article = outermost?;
     (article != first
         && holds(dom, first, article)
-        && weight[article].para >= ANCHOR_PROSE_MIN
+        && weight[article].para >= ARTICLE_PROSE_MIN
         && f64::from(weight[article].para) >= MARKED_PROSE_SHARE * f64::from(weight[first].para)
         && f64::from(weight[article].plain())
             >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[first].plain()))
@@ -199,7 +213,7 @@ fn prose_around(
         if at == start || holds(dom, at, first) {
             return widest;
         }
-        if weight[at].para >= ANCHOR_PROSE_MIN && is_container(dom, at) {
+        if weight[at].para >= HEADING_PROSE_MIN && is_container(dom, at) {
             widest = Some(at);
         }
         at = dom.nodes[at].parent?;

@@ -61,6 +61,54 @@ fn a_short_post_is_returned_not_the_thread_below_it() {
     assert!(!md.contains("Reader 3 wrote"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a post of two short paragraphs, 220 characters,
+// is still a reading of the page: the dated thread under it does not take
+// its place)
+#[test]
+fn a_post_of_two_sentences_is_returned_not_the_thread_below_it() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"entry\"><h1>Ferry back</h1><p>The ferry to the island ran again \
+             this morning after three days in harbour, to cheers from the quay.</p><p>The \
+             first crossing carried the doctor, the post, a crate of bread and two very \
+             relieved teachers back from the mainland.</p></div>\
+             <div class=\"thread\">{}</div>",
+            steps("reply", 12, "at 9:41")
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Step 3: fold"), "{md}");
+}
+
+// Verifies: REQ-PAGE-002 (an undated series set in lists, not paragraphs,
+// with many times the text of the short blurb under the heading is the
+// text: a product's features stay)
+#[test]
+fn features_in_lists_that_outweigh_a_short_blurb_are_the_text() {
+    let feature = |i: usize| {
+        format!(
+            "<div class=\"feature\"><h3>Feature {i}</h3><ul><li>Hull {i} is welded aluminium \
+             with a foam core</li><li>Seats forty passengers and two crew on the upper deck</li>\
+             <li>Runs at twelve knots on one engine</li></ul></div>"
+        )
+    };
+    let html = page(
+        "Island ferry",
+        &format!(
+            "<div class=\"top\"><h1>Island ferry</h1><p>Our new ferry carries the island's \
+             passengers, freight and post in every season, with room for bicycles and dogs \
+             on the open deck.</p><p>Built on the island by the yard at the harbour, it \
+             replaces the old boat this spring after forty years of service.</p></div>\
+             <div class=\"features\">{}</div>",
+            (0..14).map(feature).collect::<String>()
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("Hull 13 is welded"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a row of teasers that outweighs a short text does
 // not take its place)
 #[test]
