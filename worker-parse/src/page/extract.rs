@@ -46,10 +46,13 @@
 //!    where the descent stopped above the page's one article (its only
 //!    outermost `<article>`, or its structured data's article body),
 //!    holding 30 % of the root's prose, the article is read. Else it
-//!    reads the page from its title heading: where the two readings do
-//!    not overlap and the descent's root is a series of short blocks or
-//!    mostly links (a thread, a teaser row that outweighed a short text),
-//!    the heading's wins.
+//!    reads the page from its title heading (the longest `<h1>` or `<h2>`
+//!    the document's title holds with two or three sentences of prose
+//!    around it, from the widest block around it that does not hold the
+//!    descent's root): where the two readings do not overlap and the
+//!    descent's root is a series of short blocks (or dated ones, a
+//!    thread) or mostly links (a teaser row that outweighed a short
+//!    text), the heading's wins.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links. The heading that

@@ -6,7 +6,9 @@
 //! The descent follows the weight of text, so where a comment thread, a
 //! list of related posts or a row of teasers outweighs a short main text,
 //! it goes there and returns the wrong part of the page. The heading that
-//! names the page sits above its main text wherever the weight lies. When
+//! names the page (an `<h1>` or `<h2>` the document's title holds, the
+//! longest with prose around it, not a logo's site name) sits above its
+//! main text wherever the weight lies. When
 //! the two readings do not overlap (neither root holds the other), the
 //! heading's is chosen if the descent's root has the shape of the parts
 //! that take a text's place: a series of blocks of one kind (a thread, a
@@ -100,10 +102,11 @@ pub(super) fn second_opinion(
     if let Some(article) = marked_article(dom, order, first, weight, skip) {
         return descend(dom, article, true, weight, skip);
     }
-    let Some(heading) = title_heading(dom, order, skip, title) else {
-        return first;
-    };
-    let Some(anchor) = prose_around(dom, heading, start, first, weight) else {
+    // The first heading with prose around it: a logo heading has none.
+    let Some((heading, anchor)) = title_headings(dom, order, skip, title)
+        .into_iter()
+        .find_map(|h| Some((h, prose_around(dom, h, start, first, weight)?)))
+    else {
         return first;
     };
     let second = descend(dom, anchor, true, weight, skip);
@@ -113,8 +116,8 @@ pub(super) fn second_opinion(
     let series = series_of(dom, order, first, weight, skip);
     // An undated series that outweighs the heading's reading many times
     // over, in paragraphs or in text, is the text set as a series of steps
-    // or entries, the heading's block its introduction; a thread (its items dated) or links lose
-    // to the heading however long they are.
+    // or entries, the heading's block its introduction; a thread (its
+    // items dated) or links lose to the heading however long they are.
     let outweighs = series == Some(false)
         && (u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para)
             || u64::from(weight[first].plain()) > OUTWEIGHS * u64::from(weight[second].plain()));
@@ -168,31 +171,43 @@ fn marked_article(
     .then_some(article)
 }
 
-/// The page's title heading: the first `<h1>` whose text the document's
-/// title holds, else the first `<h1>` when the page has only one.
-fn title_heading(
-    dom: &Dom,
-    order: &[NodeId],
-    skip: &[bool],
-    title: Option<&str>,
-) -> Option<NodeId> {
-    let h1s: Vec<NodeId> = order
-        .iter()
-        .copied()
-        .filter(|&id| !skip[id] && is(dom, id, &local_name!("h1")))
-        .collect();
+/// The page's title headings, the likeliest first: the `<h1>` and `<h2>`
+/// headings whose text the document's title holds, the longest first (the
+/// first of equals), as the title holds both the page's own and the
+/// site's name, which a logo may set as a heading; else the `<h1>` when
+/// the page has only one.
+fn title_headings(dom: &Dom, order: &[NodeId], skip: &[bool], title: Option<&str>) -> Vec<NodeId> {
     let title = title.map(str::to_lowercase);
-    let named = title.as_deref().and_then(|t| {
-        h1s.iter().copied().find(|&h| {
-            let text = text_of(dom, h).to_lowercase();
-            !text.trim().is_empty() && t.contains(text.trim())
-        })
-    });
-    match (named, h1s.as_slice()) {
-        (Some(h), _) => Some(h),
-        (None, [only]) => Some(*only),
-        _ => None,
+    let mut h1s = Vec::new();
+    // (the length of its text, the heading), in document order.
+    let mut named: Vec<(usize, NodeId)> = Vec::new();
+    for &id in order {
+        let h1 = is(dom, id, &local_name!("h1"));
+        if skip[id] || !(h1 || is(dom, id, &local_name!("h2"))) {
+            continue;
+        }
+        if h1 {
+            h1s.push(id);
+        }
+        let Some(title) = title.as_deref() else {
+            continue;
+        };
+        let text = text_of(dom, id).to_lowercase();
+        let text = text.trim();
+        if !text.is_empty() && title.contains(text) {
+            named.push((text.len(), id));
+        }
     }
+    if named.is_empty() {
+        return if let [only] = h1s.as_slice() {
+            vec![*only]
+        } else {
+            Vec::new()
+        };
+    }
+    // Stable: equals stay in document order.
+    named.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
+    named.into_iter().map(|(_, id)| id).collect()
 }
 
 /// The widest block around `heading`, below `start` (the descent's

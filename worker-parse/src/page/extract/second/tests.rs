@@ -109,6 +109,24 @@ fn features_in_lists_that_outweigh_a_short_blurb_are_the_text() {
     assert!(md.contains("Hull 13 is welded"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (where the site's name is a logo heading above
+// the post's own title, both in the document's title, the post's title is
+// the heading the page is read from: the thread below does not take the
+// post's place)
+#[test]
+fn the_post_s_own_title_is_the_heading_not_the_site_s_logo() {
+    let html = format!(
+        "<html><head><title>Ferry back : Harbour Notes</title></head><body>\
+         <div class=\"top\"><h1><a href=\"/\">Harbour Notes</a></h1></div>\
+         <div class=\"post\"><h2><a href=\"/ferry-back\">Ferry back</a></h2>{POST}</div>\
+         <div class=\"replies\">{}</div></body></html>",
+        steps("reply", 16, "at 9:41")
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Step 3: fold"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a row of teasers that outweighs a short text does
 // not take its place)
 #[test]
