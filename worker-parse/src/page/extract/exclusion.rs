@@ -97,8 +97,9 @@ pub(super) fn exclude<'a>(
                 }
                 // A banner, a sidebar or a footer left open holds the rest
                 // of the page, its `<main>` too: that is a markup error,
-                // not furniture. So is one that holds the page's article,
-                // where the strict read found nothing else.
+                // not furniture. So is one that holds the page's one
+                // article, in the lenient read (the strict one found
+                // little or nothing).
                 Data::Element(e) if holds_main[id] && is_landmark(e) => false,
                 Data::Element(e) => excluded(e, lenient),
                 Data::Other => true,
@@ -148,8 +149,9 @@ fn holds_main(dom: &Dom, lenient: bool) -> Vec<bool> {
 
 /// The page's one article: the one element its structured data marks as
 /// an article's body (`itemprop="articleBody"`), else its only outermost
-/// `<article>`; a page with two (link previews, a feed, footer columns
-/// set as articles) marks none by that name.
+/// `<article>`; a page with two bodies, or with no body and two outermost
+/// articles (link previews, a feed, footer columns set as articles),
+/// has none.
 fn the_article(dom: &Dom) -> Option<NodeId> {
     // (the one found, whether a second was) per mark.
     let (mut body, mut article) = ((None, false), (None, false));
