@@ -174,8 +174,8 @@ fn marked_article(
 /// The page's title headings, the likeliest first: the `<h1>` and `<h2>`
 /// headings whose text the document's title holds, the longest first (the
 /// first of equals), as the title holds both the page's own and the
-/// site's name, which a logo may set as a heading; else the `<h1>` when
-/// the page has only one.
+/// site's name, which a logo may set as a heading; then the page's `<h1>`
+/// where it has only one.
 fn title_headings(dom: &Dom, order: &[NodeId], skip: &[bool], title: Option<&str>) -> Vec<NodeId> {
     let title = title.map(str::to_lowercase);
     let mut h1s = Vec::new();
@@ -198,16 +198,15 @@ fn title_headings(dom: &Dom, order: &[NodeId], skip: &[bool], title: Option<&str
             named.push((text.len(), id));
         }
     }
-    if named.is_empty() {
-        return if let [only] = h1s.as_slice() {
-            vec![*only]
-        } else {
-            Vec::new()
-        };
-    }
     // Stable: equals stay in document order.
     named.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
-    named.into_iter().map(|(_, id)| id).collect()
+    let mut headings: Vec<NodeId> = named.into_iter().map(|(_, id)| id).collect();
+    if let [only] = h1s.as_slice()
+        && !headings.contains(only)
+    {
+        headings.push(*only);
+    }
+    headings
 }
 
 /// The widest block around `heading`, below `start` (the descent's

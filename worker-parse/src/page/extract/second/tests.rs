@@ -127,6 +127,25 @@ fn the_post_s_own_title_is_the_heading_not_the_site_s_logo() {
     assert!(!md.contains("Step 3: fold"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (where the only headings the document's title
+// holds are the site's name, the page's one `<h1>` is still its title
+// heading)
+#[test]
+fn the_page_s_one_h1_is_its_heading_where_only_the_site_s_name_is_in_the_title() {
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"side\"><h2>Harbour Notes</h2><a href=\"/\">Home</a></div>\
+             <div class=\"post\"><h1>The island has its ferry again</h1>{POST}</div>\
+             <div class=\"replies\">{}</div>",
+            steps("reply", 16, "at 9:41")
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Step 3: fold"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a row of teasers that outweighs a short text does
 // not take its place)
 #[test]
