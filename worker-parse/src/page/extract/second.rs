@@ -21,14 +21,17 @@
 //! or text (a recipe's steps under its introduction, a product's features
 //! under its blurb) is the text and stays.
 //!
-//! Before the heading is asked, the page's own mark is: where the descent
-//! stopped above the page's one article (its only outermost `<article>`
-//! element, or the element its structured data marks as the article's
-//! body) on a page of prose, and the article holds prose of some length,
-//! 30 % of the root's prose and a third of its text, the article is the
-//! content: the descent stops above it where the text around it is split
-//! among siblings none of which holds most of it. A page that sets one
-//! article among others (a feed, teaser cards) marks none as the one.
+//! Before the heading is asked, the page's own marks are. Where the
+//! descent went below the page's one structured-data article body (past
+//! its opening paragraph, into the block between two advertisements), the
+//! body is read whole. Where the descent stopped above the page's one
+//! article (its only outermost `<article>` element, or the element its
+//! structured data marks as the article's body) on a page of prose, and
+//! the article holds prose of some length, 30 % of the root's prose and a
+//! third of its text, the article is the content: the descent stops above
+//! it where the text around it is split among siblings none of which
+//! holds most of it. A page that sets one article among others (a feed,
+//! teaser cards) marks none as the one.
 
 use std::collections::HashMap;
 
@@ -37,7 +40,7 @@ use html5ever::local_name;
 use super::pruning::text_of;
 use super::root::{PROSE_DESCEND_TEXT_SHARE, descend, is_container};
 use super::weights::Weight;
-use super::{Kind, is, kind, marks_article};
+use super::{Kind, is, kind, marks_article, names_article_body};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
@@ -99,6 +102,15 @@ pub(super) fn second_opinion(
     skip: &[bool],
     title: Option<&str>,
 ) -> NodeId {
+    // The page's one structured-data body is its text whole: where the
+    // descent went below it (past an opening paragraph, into the block
+    // between two advertisements), the body is read.
+    if let Some(body) = one_body(dom, order, skip)
+        && body != first
+        && holds(dom, body, first)
+    {
+        return body;
+    }
     if let Some(article) = marked_article(dom, order, first, weight, skip) {
         return descend(dom, article, true, weight, skip);
     }
@@ -169,6 +181,20 @@ fn marked_article(
         && f64::from(weight[article].plain())
             >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[first].plain()))
     .then_some(article)
+}
+
+/// The page's one element its structured data marks as the article's
+/// body (`itemprop="articleBody"`), where it has only one.
+fn one_body(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Option<NodeId> {
+    let mut bodies = order.iter().copied().filter(|&id| {
+        !skip[id]
+            && dom.element(id).is_some_and(|e| {
+                e.attr(&local_name!("itemprop"))
+                    .is_some_and(names_article_body)
+            })
+    });
+    let body = bodies.next()?;
+    bodies.next().is_none().then_some(body)
 }
 
 /// The page's title headings, the likeliest first: the `<h1>` and `<h2>`

@@ -146,6 +146,26 @@ fn the_page_s_one_h1_is_its_heading_where_only_the_site_s_name_is_in_the_title()
     assert!(!md.contains("Step 3: fold"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (the page's structured-data article body is read
+// whole: its opening paragraph, set before an advertisement and the block
+// that holds the rest, is not cut off)
+#[test]
+fn the_opening_of_a_marked_article_body_is_kept() {
+    let rest: String = (0..6).map(|_| POST).collect();
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<article><h1>Ferry back</h1><div itemprop=\"articleBody\">\
+             <p>Harbour town: when the storm came, the island was cut off for three days.</p>\
+             <div class=\"ad\"><script>render()</script></div>\
+             <div class=\"rest\">{rest}</div></div></article>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("when the storm came"), "{md}");
+    assert!(md.contains("The ferry to the island"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a row of teasers that outweighs a short text does
 // not take its place)
 #[test]
