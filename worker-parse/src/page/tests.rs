@@ -1068,6 +1068,29 @@ fn forum_signatures_are_left_out() {
     assert!(!md.contains("putting bugs in"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002
+#[test]
+fn blocks_named_in_camel_case_are_read_by_their_words() {
+    let page = |share: &str, footer: &str| {
+        format!(
+            "<body><div class=story><p>{}</p></div>\
+             <div class=\"{share}\"><p>Share this story with your friends, your family and everyone \
+             you have ever met on every network there is.</p></div>\
+             <div class=\"{footer}\"><p>All trademarks are the property of their respective owners \
+             and are used here for identification only, as the terms say.</p></div></body>",
+            prose(3, "Story")
+        )
+    };
+    let md = markdown(&page("ShareButtons", "SiteFooter"));
+    assert!(md.contains("Story sentence number 2"), "{md}");
+    assert!(!md.contains("Share this story"), "{md}");
+    assert!(!md.contains("trademarks"), "{md}");
+    // Capitals that do not start a word split nothing.
+    let md = markdown(&page("SHAREHOLDERS", "Sitefootnotes"));
+    assert!(md.contains("Share this story"), "{md}");
+    assert!(md.contains("trademarks"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (emphasis is kept as Markdown, never inside code)
 #[test]
 fn bold_and_italic_are_marked_but_not_inside_code() {
