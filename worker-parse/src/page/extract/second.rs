@@ -102,16 +102,17 @@ pub(super) fn second_opinion(
     skip: &[bool],
     title: Option<&str>,
 ) -> NodeId {
+    let marks = Marks::of(dom, order, skip);
     // The page's one structured-data body is its text whole: where the
     // descent went below it (past an opening paragraph, into the block
     // between two advertisements), the body is read.
-    if let Some(body) = one_body(dom, order, skip)
+    if let Some(body) = marks.body
         && body != first
         && holds(dom, body, first)
     {
         return body;
     }
-    if let Some(article) = marked_article(dom, order, first, weight, skip) {
+    if let Some(article) = marked_article(dom, marks.outermost, first, weight) {
         return descend(dom, article, true, weight, skip);
     }
     // The first heading with prose around it: a logo heading has none.
@@ -140,61 +141,65 @@ pub(super) fn second_opinion(
     }
 }
 
-/// The page's one marked article, where the descent's root `first` is
-/// prose and holds it, and it holds prose of some length, a share of
-/// `first`'s prose and a third of its text (as the descent asks of a
-/// child, so that a product's specifications beside its marked
-/// description stay): the only outermost element that is an `<article>`
-/// or carries `itemprop="articleBody"`. Articles nested in it (readers' comments
-/// set as articles) do not count against it; two outermost ones (a feed)
-/// mark none.
+/// What the page marks as its article: its one element marked as the
+/// article's body by its structured data (`itemprop="articleBody"`), and
+/// its only outermost element that is an `<article>` or so marked
+/// (articles nested in it, readers' comments set as articles, do not
+/// count against it; two outermost ones, a feed, mark none). Skipped
+/// elements mark nothing.
+struct Marks {
+    body: Option<NodeId>,
+    outermost: Option<NodeId>,
+}
+
+impl Marks {
+    fn of(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Self {
+        // (the one found, whether a second was).
+        let (mut body, mut outermost) = ((None, false), (None, false));
+        for &id in order {
+            let Some(e) = dom.element(id).filter(|_| !skip[id]) else {
+                continue;
+            };
+            let is_body = e
+                .attr(&local_name!("itemprop"))
+                .is_some_and(names_article_body);
+            if is_body {
+                body = (Some(id), body.1 || body.0.is_some());
+            }
+            // In document order an outermost marked element comes before
+            // the ones it holds: after one, the next outside it is a
+            // second outermost.
+            if marks_article(e) && !outermost.1 && !outermost.0.is_some_and(|o| holds(dom, o, id)) {
+                outermost = (outermost.0.or(Some(id)), outermost.0.is_some());
+            }
+        }
+        Self {
+            body: body.0.filter(|_| !body.1),
+            outermost: outermost.0.filter(|_| !outermost.1),
+        }
+    }
+}
+
+/// The page's one marked article ([`Marks::outermost`]), where the
+/// descent's root `first` is prose and holds it, and it holds prose of
+/// some length, a share of `first`'s prose and a third of its text (as
+/// the descent asks of a child, so that a product's specifications beside
+/// its marked description stay).
 fn marked_article(
     dom: &Dom,
-    order: &[NodeId],
+    outermost: Option<NodeId>,
     first: NodeId,
     weight: &[Weight],
-    skip: &[bool],
 ) -> Option<NodeId> {
-    // The walk below reads every node: on a page that is not prose, or
-    // with too little prose for an article, it is not needed.
-    if !weight[first].is_prose() || weight[first].para < ARTICLE_PROSE_MIN {
-        return None;
-    }
-    let is_marked = |id: NodeId| dom.element(id).is_some_and(marks_article);
-    // In document order an outermost marked element comes before the ones
-    // it holds: after one, the next outside it is a second outermost.
-    let mut outermost = None;
-    for &id in order {
-        if skip[id] || !is_marked(id) || outermost.is_some_and(|o| holds(dom, o, id)) {
-            continue;
-        }
-        if outermost.is_some() {
-            return None;
-        }
-        outermost = Some(id);
-    }
     let article = outermost?;
-    (article != first
+    (weight[first].is_prose()
+        && article != first
         && holds(dom, first, article)
         && weight[article].para >= ARTICLE_PROSE_MIN
         && f64::from(weight[article].para) >= MARKED_PROSE_SHARE * f64::from(weight[first].para)
         && f64::from(weight[article].plain())
             >= PROSE_DESCEND_TEXT_SHARE * f64::from(weight[first].plain()))
     .then_some(article)
-}
-
-/// The page's one element its structured data marks as the article's
-/// body (`itemprop="articleBody"`), where it has only one.
-fn one_body(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Option<NodeId> {
-    let mut bodies = order.iter().copied().filter(|&id| {
-        !skip[id]
-            && dom.element(id).is_some_and(|e| {
-                e.attr(&local_name!("itemprop"))
-                    .is_some_and(names_article_body)
-            })
-    });
-    let body = bodies.next()?;
-    bodies.next().is_none().then_some(body)
 }
 
 /// The page's title headings, the likeliest first: the `<h1>` and `<h2>`
