@@ -78,6 +78,9 @@ printf '<html><body><div><article><h1>T</h1><p>%s</p><article><p>c</p></article>
 # <h2> title and a thread dated 11h29 (extract/second.rs).
 printf '<html><head><title>P : S</title></head><body><main><aside><article><div itemprop="articleBody"><p><ruby>a<rp>(</rp><rt>b</rt><rp>)</rp></ruby>%s</p></div></article></aside></main></body></html>' "$s" | seed html_extract
 printf '<html><head><title>P : Site</title></head><body><h1><a href="/">Site</a></h1><div><h2>P</h2><p>%s</p></div><ul><li class="r">1 @11h29 <p>%s</p></li><li class="r">2h30 <p>%s</p></li><li class="r">9:41<p>c</p></li></ul></body></html>' "$s" "$s" "$s" | seed html_extract
+# Class and id names written in camel case (extract/names.rs): words at
+# capitals, two that make one, capitals that start no word, digits.
+printf '<html><body><div class="SiteFooter x"><p>%s</p></div><div id="shareButtons--iconic"><p>%s</p></div><div class="SHAREHOLDERS a_B9Menu"><p>c</p></div><div class="Äb̈Cookie-"><p>d</p></div></body></html>' "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract
