@@ -26,6 +26,9 @@
 //!    credit lines (the image contributes its alternative text instead).
 //!    By structure alone, a series of short dated items after an
 //!    article's text (readers' comments, "more stories" teasers) goes too.
+//!    Neither goes where its paragraphs are set in blocks of the kind that
+//!    set a paragraph before it: a forum's replies, set like its opening
+//!    post, are its content.
 //! 2. **Weights**: each element's characters of text outside links, inside
 //!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
 //!    and long runs of text set straight in a block between `<br>`s,
@@ -122,9 +125,9 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::Before::new(dom, &order, &weight);
+    let before = exclusion::Before::new(dom, &order, &weight, &skip);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
-    exclusion::drop_appended_series(dom, &order, &weight, &before.prose, &mut skip);
+    exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);
     // Weighed again without what was dropped.
     let bare = weights::bare_prose(dom, &order, &skip, &weight, &candidates);
     let weight = weights::weigh(dom, &order, &skip, &text, &bare);
@@ -180,6 +183,18 @@ pub(crate) fn is_consent_block(e: &Element) -> bool {
     .iter()
     .filter_map(|a| e.attr(a))
     .any(names::names_consent))
+}
+
+/// Whether `outer` is `inner` or one of its ancestors.
+fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
+    let mut at = Some(inner);
+    while let Some(id) = at {
+        if id == outer {
+            return true;
+        }
+        at = dom.nodes[id].parent;
+    }
+    false
 }
 
 /// Whether a node is the HTML element `name` (every pass asks).

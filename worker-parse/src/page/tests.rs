@@ -1214,6 +1214,45 @@ fn dated_item(n: usize, text: &str) -> String {
     )
 }
 
+// Verifies: REQ-PAGE-002 (a thread's posts are its content)
+#[test]
+fn replies_set_like_the_opening_post_are_read_with_it() {
+    // A long opening post, then replies: in a section named as comments,
+    // or in a list of dated items, each set in a block of the kind
+    // `body` names (the opening post's, or one of the page's own).
+    let page = |body: &str, named: bool| {
+        let post = |n: usize| {
+            format!(
+                "<li><b>Member {n}</b> <time datetime=\"2024-05-0{n}\">May {n}</time>\
+                 <div class=\"{body}\"><p>{}</p></div></li>",
+                prose(2, &format!("Reply{n}"))
+            )
+        };
+        let replies: String = (1..6).map(post).collect();
+        let section = if named {
+            format!("<div class=comments><ul>{replies}</ul></div>")
+        } else {
+            format!("<ul>{replies}</ul>")
+        };
+        format!(
+            "<body><div class=topic><h1>Which bike?</h1>\
+             <div class=\"message-body\"><p>{}</p><p>{}</p></div>{section}</div></body>",
+            prose(5, "Question"),
+            prose(4, "Question"),
+        )
+    };
+    for named in [true, false] {
+        let md = markdown(&page("message-body", named));
+        assert!(md.contains("Question sentence number 3"), "{md}");
+        assert!(md.contains("Reply1 sentence number 1"), "{md}");
+        assert!(md.contains("Reply5 sentence number 1"), "{md}");
+        // Set unlike the post, they are an article's comments.
+        let md = markdown(&page("comment-body", named));
+        assert!(md.contains("Question sentence number 3"), "{md}");
+        assert!(!md.contains("Reply1"), "{md}");
+    }
+}
+
 // Verifies: REQ-PAGE-002 (a series of dated items after an article is not content)
 #[test]
 fn a_short_post_keeps_its_place_before_a_long_comment_thread() {

@@ -40,7 +40,7 @@ use html5ever::local_name;
 use super::pruning::text_of;
 use super::root::{PROSE_DESCEND_TEXT_SHARE, descend, is_container};
 use super::weights::Weight;
-use super::{Kind, is, kind, marks_article, names_article_body};
+use super::{Kind, holds, is, kind, marks_article, names_article_body};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
@@ -268,18 +268,6 @@ fn prose_around(
 /// Whether one of `a`, `b` holds the other.
 fn overlaps(dom: &Dom, a: NodeId, b: NodeId) -> bool {
     holds(dom, a, b) || holds(dom, b, a)
-}
-
-/// Whether `outer` is `inner` or one of its ancestors.
-fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
-    let mut at = Some(inner);
-    while let Some(id) = at {
-        if id == outer {
-            return true;
-        }
-        at = dom.nodes[id].parent;
-    }
-    false
 }
 
 /// Whether most of a root's text is in short blocks of one kind (tag and
