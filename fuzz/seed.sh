@@ -81,6 +81,9 @@ printf '<html><head><title>P : Site</title></head><body><h1><a href="/">Site</a>
 # Class and id names written in camel case (extract/names.rs): words at
 # capitals, two that make one, capitals that start no word, digits.
 printf '<html><body><div class="SiteFooter x"><p>%s</p></div><div id="shareButtons--iconic"><p>%s</p></div><div class="SHAREHOLDERS a_B9Menu"><p>c</p></div><div class="Äb̈Cookie-"><p>d</p></div></body></html>' "$s" "$s" | seed html_extract
+# Replies set like the opening post, in a comment section and in a
+# dated list (extract/exclusion.rs), a reply nested in a reply.
+printf '<html><body><div class="m"><p>%s</p><p>%s</p></div><div class="comments"><ul><li><time>1</time><div class="m"><p>%s</p><div class="comments"><div class="m"><p>b</p></div></div></div></li><li><time>2</time><div class="m"><p>%s</p></div></li><li><time>3</time><div class="n"><p>c</p></div></li></ul></div></body></html>' "$s" "$s" "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract
