@@ -36,8 +36,8 @@
 //!    (one post of a thread).
 //! 3. **Root**: from `<body>` (or a `<main>` that holds half the text),
 //!    descend into the container child that holds most of the node's
-//!    weight (paragraph text on a page of prose, from a child holding a
-//!    third of the text at least; elsewhere text outside links plus a
+//!    weight (paragraph text on a page of prose, from a child holding
+//!    two fifths of the text at least; elsewhere text outside links plus a
 //!    third of link text), while one does, and on prose not away from a
 //!    tenth of the paragraphs set straight in the node or in blocks of
 //!    the kind of the child it would move into. That finds an article's

@@ -1026,6 +1026,20 @@ fn a_product_s_specifications_stay_beside_its_blurb() {
     let md = markdown(&page);
     assert!(md.contains("Blurb sentence number 1"), "{md}");
     assert!(md.contains("- Specification 12"), "{md}");
+    // A service's page whose paragraphs are all in its introduction, which
+    // holds over a third of its text but under two fifths: the features
+    // listed after it are the page's too.
+    let features: String = (1..=13)
+        .map(|i| format!("<li>Feature {i}: a walnut case and a brass hinge</li>"))
+        .collect();
+    let page = format!(
+        "<body><div class=service><div class=intro><p>{}</p></div>\
+         <div class=features><ul>{features}</ul></div></div></body>",
+        prose(5, "Intro")
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Intro sentence number 4"), "{md}");
+    assert!(md.contains("- Feature 13"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002
