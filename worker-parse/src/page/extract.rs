@@ -68,7 +68,7 @@
 //!    one at a time.
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.967 on articles,
-//! 0.779 on mixed pages, 0.865 on WCXB's development pages (trafilatura
+//! 0.780 on mixed pages, 0.866 on WCXB's development pages (trafilatura
 //! 0.954, 0.728 and 0.827 in the same run), and 0.924 on a third corpus
 //! no rule was chosen with (trafilatura 0.926; its truth, Readability's
 //! own output, keeps a repeated section twice, which pass 4 reads once).
