@@ -1013,33 +1013,36 @@ fn an_article_s_own_header_is_read_but_the_site_s_is_not() {
 // Verifies: REQ-PAGE-002
 #[test]
 fn a_product_s_specifications_stay_beside_its_blurb() {
-    // The only paragraph of a product page is its blurb; the specification
-    // list beside it is content too, and holds most of the text.
-    let specs: String = (1..=12)
-        .map(|i| format!("<li>Specification {i}: alder body, maple neck, {i} frets</li>"))
-        .collect();
-    let page = format!(
-        "<body><div class=product><div class=blurb><p>{}</p></div>\
-         <div class=specs><ul>{specs}</ul></div></div></body>",
-        prose(2, "Blurb")
-    );
-    let md = markdown(&page);
-    assert!(md.contains("Blurb sentence number 1"), "{md}");
-    assert!(md.contains("- Specification 12"), "{md}");
-    // A service's page whose paragraphs are all in its introduction, which
-    // holds over a third of its text but under two fifths: the features
-    // listed after it are the page's too.
-    let features: String = (1..=13)
-        .map(|i| format!("<li>Feature {i}: a walnut case and a brass hinge</li>"))
-        .collect();
-    let page = format!(
-        "<body><div class=service><div class=intro><p>{}</p></div>\
-         <div class=features><ul>{features}</ul></div></div></body>",
-        prose(5, "Intro")
-    );
-    let md = markdown(&page);
-    assert!(md.contains("Intro sentence number 4"), "{md}");
-    assert!(md.contains("- Feature 13"), "{md}");
+    // A page whose paragraphs are all in one block (a blurb, an
+    // introduction), and a list after it that is content too, with
+    // (sentences in the block, items in the list, the list's item):
+    for (sentences, items, item) in [
+        // a product's blurb beside specifications that hold most of the
+        // text;
+        (
+            2,
+            12,
+            "Specification {i}: alder body, maple neck, {i} frets",
+        ),
+        // a service's introduction holding over a third of the text but
+        // under two fifths, and the features listed after it.
+        (5, 13, "Feature {i}: a walnut case and a brass hinge"),
+    ] {
+        let list: String = (1..=items)
+            .map(|i| format!("<li>{}</li>", item.replace("{i}", &i.to_string())))
+            .collect();
+        let md = markdown(&format!(
+            "<body><div class=page><div class=intro><p>{}</p></div>\
+             <div class=list><ul>{list}</ul></div></div></body>",
+            prose(sentences, "Intro")
+        ));
+        let last = item.replace("{i}", &items.to_string());
+        assert!(
+            md.contains(&format!("Intro sentence number {}", sentences - 1)),
+            "{md}"
+        );
+        assert!(md.contains(&format!("- {last}")), "{md}");
+    }
 }
 
 // Verifies: REQ-PAGE-002
