@@ -23,6 +23,14 @@ const POST: &str = "<p>The ferry to the island ran again this morning after thre
     <p>The school reopens on Monday, and the shop expects its first full delivery since \
     the storm by the evening boat.</p>";
 
+/// Asserts that the page reads as the ferry post ([`POST`]'s opening),
+/// not as the thread of steps below it.
+fn assert_post_not_thread(html: &str) {
+    let md = markdown(html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Step 3: fold"), "{md}");
+}
+
 fn page(title: &str, body: &str) -> String {
     format!("<html><head><title>{title} - Harbour Notes</title></head><body>{body}</body></html>")
 }
@@ -77,9 +85,7 @@ fn a_post_of_two_sentences_is_returned_not_the_thread_below_it() {
             steps("reply", 12, "at 9:41")
         ),
     );
-    let md = markdown(&html);
-    assert!(md.contains("The ferry to the island"), "{md}");
-    assert!(!md.contains("Step 3: fold"), "{md}");
+    assert_post_not_thread(&html);
 }
 
 // Verifies: REQ-PAGE-002 (an undated series set in lists, not paragraphs,
@@ -122,9 +128,7 @@ fn the_post_s_own_title_is_the_heading_not_the_site_s_logo() {
          <div class=\"replies\">{}</div></body></html>",
         steps("reply", 16, "at 9:41")
     );
-    let md = markdown(&html);
-    assert!(md.contains("The ferry to the island"), "{md}");
-    assert!(!md.contains("Step 3: fold"), "{md}");
+    assert_post_not_thread(&html);
 }
 
 // Verifies: REQ-PAGE-002 (where the only headings the document's title
@@ -141,9 +145,7 @@ fn the_page_s_one_h1_is_its_heading_where_only_the_site_s_name_is_in_the_title()
             steps("reply", 16, "at 9:41")
         ),
     );
-    let md = markdown(&html);
-    assert!(md.contains("The ferry to the island"), "{md}");
-    assert!(!md.contains("Step 3: fold"), "{md}");
+    assert_post_not_thread(&html);
 }
 
 // Verifies: REQ-PAGE-002 (the page's structured-data article body is read
