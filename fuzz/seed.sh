@@ -84,6 +84,10 @@ printf '<html><body><div class="SiteFooter x"><p>%s</p></div><div id="shareButto
 # Replies set like the opening post, in a comment section and in a
 # dated list (extract/exclusion.rs), a reply nested in a reply.
 printf '<html><body><div class="m"><p>%s</p><p>%s</p></div><div class="comments"><ul><li><time>1</time><div class="m"><p>%s</p><div class="comments"><div class="m"><p>b</p></div></div></div></li><li><time>2</time><div class="m"><p>%s</p></div></li><li><time>3</time><div class="n"><p>c</p></div></li></ul></div></body></html>' "$s" "$s" "$s" "$s" | seed html_extract
+# A live report: dated entries headed by their own text after prose,
+# one headline a link, one empty, an entry nested in an entry
+# (extract/exclusion.rs).
+printf '<html><body><article><p>%s</p><p>%s</p><div><div><time>1</time><h3>a</h3><p>b</p></div><div><time>2</time><h3><a href="/x">c</a></h3><p>%s</p></div><div><time>3</time><h2></h2><div><time>4</time><h4>d</h4></div></div><div><time>5</time><h6>e</h6></div></div></article></body></html>' "$s" "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract

@@ -1351,6 +1351,42 @@ fn a_thread_whose_first_post_is_like_its_replies_is_read_whole() {
     );
 }
 
+// Verifies: REQ-PAGE-002 (a live report's entries are its content)
+#[test]
+fn a_live_report_s_headed_entries_are_read_after_its_introduction() {
+    // An introduction, then entries, each with its time and a headline
+    // that is its own text; linked, the same headlines are teasers.
+    let page = |linked: bool| {
+        let entry = |n: usize| {
+            let headline = format!("Update {n} from the harbour");
+            let headline = if linked {
+                format!("<a href=/u{n}>{headline}</a>")
+            } else {
+                headline
+            };
+            format!(
+                "<div><div><time>21:0{n}</time> <b>Desk</b></div>\
+                 <div><h3>{headline}</h3><p>{}</p></div></div>",
+                prose(1, &format!("Entry{n}"))
+            )
+        };
+        let entries: String = (1..6).map(entry).collect();
+        format!(
+            "<body><article><h1>Storm day, live</h1><p>{}</p><p>{}</p>\
+             <div>{entries}</div></article></body>",
+            prose(5, "Intro"),
+            prose(4, "Intro"),
+        )
+    };
+    let md = markdown(&page(false));
+    assert!(md.contains("Intro sentence number 4"), "{md}");
+    assert!(md.contains("Update 1 from the harbour"), "{md}");
+    assert!(md.contains("Entry5 sentence number 0"), "{md}");
+    let md = markdown(&page(true));
+    assert!(md.contains("Intro sentence number 4"), "{md}");
+    assert!(!md.contains("Entry1 sentence"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (the byline stays out of the content: measured,
 // it costs F1 on both halves of both page sets; see extract.rs)
 #[test]
