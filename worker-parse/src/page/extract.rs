@@ -198,6 +198,28 @@ fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
 }
 
 /// Whether a node is the HTML element `name` (every pass asks).
+/// The nodes below `order[at]`, in document order: those that follow it
+/// in `order` (the whole tree in pre-order) up to the first node past its
+/// subtree, the next sibling of it or of its nearest ancestor that has
+/// one. Found once, where asking each node whether it is below would
+/// climb from every one of them.
+fn below(dom: &Dom, order: &[NodeId], at: usize) -> impl Iterator<Item = NodeId> {
+    let mut top = order[at];
+    let past = loop {
+        if let Some(next) = dom.nodes[top].next {
+            break Some(next);
+        }
+        match dom.nodes[top].parent {
+            Some(p) => top = p,
+            None => break None,
+        }
+    };
+    order[at + 1..]
+        .iter()
+        .copied()
+        .take_while(move |&id| Some(id) != past)
+}
+
 fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
     dom.element(id)
         .and_then(Element::html_name)

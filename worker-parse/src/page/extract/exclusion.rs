@@ -10,7 +10,7 @@ use html5ever::{LocalName, local_name};
 
 use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::Weight;
-use super::{Kind, holds, is, kind, names_article_body};
+use super::{Kind, below, is, kind, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 
 /// Largest share of the page's text a block named as boilerplate may hold
@@ -325,7 +325,7 @@ impl<'a> PostKinds<'a> {
         let mut first = HashMap::new();
         for (at, &id) in order.iter().enumerate() {
             if is_paragraph(dom, id, weight, skip)
-                && let Some((_, k)) = block_of(dom, id)
+                && let Some(k) = block_of(dom, id, None)
             {
                 first.entry(k).or_insert(at);
             }
@@ -346,17 +346,10 @@ impl<'a> PostKinds<'a> {
         skip: &[bool],
     ) -> bool {
         let section = order[at];
-        order[at + 1..]
-            .iter()
-            .copied()
-            .take_while(|&id| holds(dom, section, id))
+        below(dom, order, at)
             .filter(|&id| is_paragraph(dom, id, weight, skip))
-            .filter_map(|id| block_of(dom, id))
-            .any(|(b, k)| {
-                b != section
-                    && holds(dom, section, b)
-                    && self.first.get(&k).is_some_and(|&f| f < at)
-            })
+            .filter_map(|id| block_of(dom, id, Some(section)))
+            .any(|k| self.first.get(&k).is_some_and(|&f| f < at))
     }
 }
 
@@ -367,12 +360,13 @@ fn is_paragraph(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool
         && (is(dom, id, &local_name!("p")) || is(dom, id, &local_name!("pre")))
 }
 
-/// A node's nearest ancestor with a class, and its kind.
-fn block_of(dom: &Dom, id: NodeId) -> Option<(NodeId, Kind<'_>)> {
+/// The kind of a node's nearest ancestor with a class; below `within`
+/// only, where given (the climb stops there).
+fn block_of(dom: &Dom, id: NodeId, within: Option<NodeId>) -> Option<Kind<'_>> {
     let mut at = dom.nodes[id].parent;
-    while let Some(a) = at {
+    while let Some(a) = at.filter(|&a| Some(a) != within) {
         if let Some(k) = kind(dom, a).filter(|k| !k.1.trim().is_empty()) {
-            return Some((a, k));
+            return Some(k);
         }
         at = dom.nodes[a].parent;
     }

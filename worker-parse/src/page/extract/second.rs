@@ -40,7 +40,7 @@ use html5ever::local_name;
 use super::pruning::text_of;
 use super::root::{descend, is_container};
 use super::weights::Weight;
-use super::{Kind, holds, is, kind, marks_article, names_article_body};
+use super::{Kind, below, holds, is, kind, marks_article, names_article_body};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
@@ -296,10 +296,7 @@ fn series_of(
     // many top-most members there are and how many of them carry a time
     // (their subtrees are disjoint: each node is looked at once).
     let mut kinds: HashMap<Kind<'_>, (Vec<u32>, u32, usize, usize)> = HashMap::new();
-    for &id in order[from + 1..]
-        .iter()
-        .take_while(|&&id| holds(dom, root, id))
-    {
+    for id in below(dom, order, from) {
         if skip[id] || weight[id].text == 0 {
             continue;
         }
