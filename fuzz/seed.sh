@@ -84,6 +84,9 @@ printf '<html><body><div class="SiteFooter x"><p>%s</p></div><div id="shareButto
 # Replies set like the opening post, in a comment section and in a
 # dated list (extract/exclusion.rs), a reply nested in a reply.
 printf '<html><body><div class="m"><p>%s</p><p>%s</p></div><div class="comments"><ul><li><time>1</time><div class="m"><p>%s</p><div class="comments"><div class="m"><p>b</p></div></div></div></li><li><time>2</time><div class="m"><p>%s</p></div></li><li><time>3</time><div class="n"><p>c</p></div></li></ul></div></body></html>' "$s" "$s" "$s" "$s" | seed html_extract
+# A post of bare text between line breaks and replies of a line, set in
+# the post's kind of block, named as comments and dated (extract/exclusion.rs).
+printf '<html><body><article class="m"><div>%s<br><br>%s<br><br>x</div></article><div class="comments"><ul><li><time>1</time><article class="m"><div>a</div></article></li><li><time>2</time><article class="m"><pre>b</pre></article></li><li><time>3</time><article class="n"><p>c</p></article></li></ul></div></body></html>' "$s" "$s" | seed html_extract
 # An accordion hiding the part that wraps its panel (extract/exclusion.rs):
 # wrapped alone, wrapped beside text, wrapped too deep, named by its label.
 printf '<html><body><main><p>%s</p><button aria-expanded="false" aria-controls="a">A</button><div style="display:none"><div><div id="a"><p>%s</p></div></div></div><button id="t" role="tab">B</button><div hidden>x<div aria-labelledby="t"><p>b</p></div></div><div class="hidden"><div><div><div><div><div id="a">c</div></div></div></div></div></div></main></body></html>' "$s" "$s" | seed html_extract

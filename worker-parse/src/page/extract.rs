@@ -125,7 +125,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::Before::new(dom, &order, &weight, &skip);
+    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
     exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);
     // Weighed again without what was dropped.

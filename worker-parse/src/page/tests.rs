@@ -1280,6 +1280,47 @@ fn replies_set_like_the_opening_post_are_read_with_it() {
     }
 }
 
+// Verifies: REQ-PAGE-002 (a thread's posts are its content)
+#[test]
+fn short_replies_set_like_a_post_of_bare_text_are_read_with_it() {
+    // A post set as bare text between line breaks, then a dozen replies
+    // of a line each, in a section named as comments or in a list of
+    // dated items, set in blocks of the kind `body` names.
+    let page = |body: &str, named: bool| {
+        let reply = |n: usize| {
+            format!(
+                "<li><b>Member {n}</b> <time datetime=\"2024-05-0{n}\">May {n}</time>\
+                 <article class=\"{body}\"><div>Reply{n}: the same happened to mine after a week, \
+                 and the dealer fixed it.</div></article></li>"
+            )
+        };
+        let replies: String = (10..22).map(reply).collect();
+        let section = if named {
+            format!("<div class=comments><ul>{replies}</ul></div>")
+        } else {
+            format!("<ul>{replies}</ul>")
+        };
+        format!(
+            "<body><div class=topic><h1>Which bike?</h1>\
+             <article class=\"message-body\"><div>{}<br><br>{}<br><br>{}</div></article>\
+             {section}</div></body>",
+            prose(3, "Question"),
+            prose(3, "Question"),
+            prose(2, "Question"),
+        )
+    };
+    for named in [true, false] {
+        let md = markdown(&page("message-body", named));
+        assert!(md.contains("Question sentence number 2"), "{md}");
+        assert!(md.contains("Reply10: the same"), "{md}");
+        assert!(md.contains("Reply21: the same"), "{md}");
+        // Set unlike the post, they are an article's comments.
+        let md = markdown(&page("comment-body", named));
+        assert!(md.contains("Question sentence number 2"), "{md}");
+        assert!(!md.contains("Reply1"), "{md}");
+    }
+}
+
 // Verifies: REQ-PAGE-002 (a series of dated items after an article is not content)
 #[test]
 fn a_short_post_keeps_its_place_before_a_long_comment_thread() {

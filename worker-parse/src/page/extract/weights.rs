@@ -47,7 +47,7 @@ impl Weight {
 }
 
 /// Blocks whose own text (outside nested blocks) counts as prose.
-fn bare_text_block(name: &LocalName) -> bool {
+pub(super) fn bare_text_block(name: &LocalName) -> bool {
     matches!(
         *name,
         local_name!("div")
