@@ -16,8 +16,9 @@
 //!    non-rendered ones (`hidden`, `aria-hidden`, inline `display:none` /
 //!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
 //!    `<noscript>`, comments; not a collapsed tab or accordion panel that
-//!    a control the reader sees opens, which is the page's text one click
-//!    away), and blocks whose class or id names
+//!    a control the reader sees opens, or the part that wraps it alone,
+//!    which is the page's text one click away), and blocks whose class or
+//!    id names
 //!    boilerplate (share bars, cookie banners, related links, comment
 //!    sections) unless they hold much of the page's text; a comment
 //!    section goes however long, when the page has prose of its own
@@ -25,10 +26,11 @@
 //!    that outweighs the thread; on a page of prose, image captions and
 //!    credit lines (the image contributes its alternative text instead).
 //!    By structure alone, a series of short dated items after an
-//!    article's text (readers' comments, "more stories" teasers) goes too.
-//!    Neither goes where its paragraphs are set in blocks of the kind that
-//!    set a paragraph before it: a forum's replies, set like its opening
-//!    post, are its content.
+//!    article's text (readers' comments, "more stories" teasers) goes too,
+//!    unless its items carry headings of their own text (a live report's
+//!    entries). Neither goes where its text is set in blocks of the kind
+//!    that set a paragraph before it: a forum's replies, set like its
+//!    opening post, are its content.
 //! 2. **Weights**: each element's characters of text outside links, inside
 //!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
 //!    and long runs of text set straight in a block between `<br>`s,
@@ -68,7 +70,7 @@
 //!    one at a time.
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.967 on articles,
-//! 0.780 on mixed pages, 0.866 on WCXB's development pages (trafilatura
+//! 0.781 on mixed pages, 0.867 on WCXB's development pages (trafilatura
 //! 0.954, 0.728 and 0.827 in the same run), and 0.924 on a third corpus
 //! no rule was chosen with (trafilatura 0.926; its truth, Readability's
 //! own output, keeps a repeated section twice, which pass 4 reads once).
