@@ -1245,79 +1245,78 @@ fn dated_item(n: usize, text: &str) -> String {
 #[test]
 fn replies_set_like_the_opening_post_are_read_with_it() {
     // A long opening post, then replies: in a section named as comments,
-    // or in a list of dated items, each set in a block of the kind
-    // `body` names (the opening post's, or one of the page's own).
-    let page = |body: &str, named: bool| {
-        let post = |n: usize| {
-            format!(
-                "<li><b>Member {n}</b> <time datetime=\"2024-05-0{n}\">May {n}</time>\
-                 <div class=\"{body}\"><p>{}</p></div></li>",
-                prose(2, &format!("Reply{n}"))
-            )
-        };
-        let replies: String = (1..6).map(post).collect();
-        let section = if named {
-            format!("<div class=comments><ul>{replies}</ul></div>")
-        } else {
-            format!("<ul>{replies}</ul>")
-        };
+    // or in a list of dated items, each set in a block of the kind `body`
+    // names (the opening post's, or one of the page's own). The post is
+    // set in paragraphs and its replies in paragraphs of two sentences; or
+    // the post is bare text between line breaks (a forum's markup) and a
+    // dozen replies are a line each.
+    let reply = |n: usize, text: &str| {
         format!(
-            "<body><div class=topic><h1>Which bike?</h1>\
-             <div class=\"message-body\"><p>{}</p><p>{}</p></div>{section}</div></body>",
+            "<li><b>Member {n}</b> <time datetime=\"2024-05-0{}\">May {n}</time>{text}</li>",
+            n % 9 + 1
+        )
+    };
+    let in_paragraphs = |body: &str| {
+        let post = format!(
+            "<div class=\"message-body\"><p>{}</p><p>{}</p></div>",
             prose(5, "Question"),
-            prose(4, "Question"),
+            prose(4, "Question")
+        );
+        let replies: String = (1..6)
+            .map(|n| {
+                let text = prose(2, &format!("Reply{n}"));
+                reply(n, &format!("<div class=\"{body}\"><p>{text}</p></div>"))
+            })
+            .collect();
+        (
+            post,
+            replies,
+            ["Reply1 sentence number 1", "Reply5 sentence number 1"],
         )
     };
-    for named in [true, false] {
-        let md = markdown(&page("message-body", named));
-        assert!(md.contains("Question sentence number 3"), "{md}");
-        assert!(md.contains("Reply1 sentence number 1"), "{md}");
-        assert!(md.contains("Reply5 sentence number 1"), "{md}");
-        // Set unlike the post, they are an article's comments.
-        let md = markdown(&page("comment-body", named));
-        assert!(md.contains("Question sentence number 3"), "{md}");
-        assert!(!md.contains("Reply1"), "{md}");
-    }
-}
-
-// Verifies: REQ-PAGE-002 (a thread's posts are its content)
-#[test]
-fn short_replies_set_like_a_post_of_bare_text_are_read_with_it() {
-    // A post set as bare text between line breaks, then a dozen replies
-    // of a line each, in a section named as comments or in a list of
-    // dated items, set in blocks of the kind `body` names.
-    let page = |body: &str, named: bool| {
-        let reply = |n: usize| {
-            format!(
-                "<li><b>Member {n}</b> <time datetime=\"2024-05-0{n}\">May {n}</time>\
-                 <article class=\"{body}\"><div>Reply{n}: the same happened to mine after a week, \
-                 and the dealer fixed it.</div></article></li>"
-            )
-        };
-        let replies: String = (10..22).map(reply).collect();
+    let in_lines = |body: &str| {
+        let post = format!(
+            "<article class=\"message-body\"><div>{}<br><br>{}<br><br>{}</div></article>",
+            prose(3, "Question"),
+            prose(3, "Question"),
+            prose(2, "Question")
+        );
+        let replies: String = (10..22)
+            .map(|n| {
+                let text = format!(
+                    "Reply{n}: the same happened to mine after a week, and the dealer fixed it."
+                );
+                reply(
+                    n,
+                    &format!("<article class=\"{body}\"><div>{text}</div></article>"),
+                )
+            })
+            .collect();
+        (post, replies, ["Reply10: the same", "Reply21: the same"])
+    };
+    let page = |post: &str, replies: &str, named: bool| {
         let section = if named {
             format!("<div class=comments><ul>{replies}</ul></div>")
         } else {
             format!("<ul>{replies}</ul>")
         };
-        format!(
-            "<body><div class=topic><h1>Which bike?</h1>\
-             <article class=\"message-body\"><div>{}<br><br>{}<br><br>{}</div></article>\
-             {section}</div></body>",
-            prose(3, "Question"),
-            prose(3, "Question"),
-            prose(2, "Question"),
-        )
+        format!("<body><div class=topic><h1>Which bike?</h1>{post}{section}</div></body>")
     };
-    for named in [true, false] {
-        let md = markdown(&page("message-body", named));
-        assert!(md.contains("Question sentence number 2"), "{md}");
-        assert!(md.contains("Reply10: the same"), "{md}");
-        assert!(md.contains("Reply21: the same"), "{md}");
-        // Set unlike the post, they are an article's comments.
-        let md = markdown(&page("comment-body", named));
-        assert!(md.contains("Question sentence number 2"), "{md}");
-        assert!(!md.contains("Reply1"), "{md}");
+    // The post, the replies, and the first and last reply's words.
+    type Thread = (String, String, [&'static str; 2]);
+    let threads: [&dyn Fn(&str) -> Thread; 2] = [&in_paragraphs, &in_lines];
+    for thread in threads {
+        for named in [true, false] {
+            let (post, replies, [first, last]) = thread("message-body");
+            let md = markdown(&page(&post, &replies, named));
+            assert!(md.contains("Question sentence number 2"), "{md}");
+            assert!(md.contains(first) && md.contains(last), "{md}");
+            // Set unlike the post, they are an article's comments.
+            let (post, replies, _) = thread("comment-body");
+            let md = markdown(&page(&post, &replies, named));
+            assert!(md.contains("Question sentence number 2"), "{md}");
+            assert!(!md.contains("Reply1"), "{md}");
+        }
     }
 }
 
