@@ -199,7 +199,6 @@ fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
     false
 }
 
-/// Whether a node is the HTML element `name` (every pass asks).
 /// The nodes below `order[at]`, in document order: those that follow it
 /// in `order` (the whole tree in pre-order) up to the first node past its
 /// subtree, the next sibling of it or of its nearest ancestor that has
@@ -222,6 +221,7 @@ fn below(dom: &Dom, order: &[NodeId], at: usize) -> impl Iterator<Item = NodeId>
         .take_while(move |&id| Some(id) != past)
 }
 
+/// Whether a node is the HTML element `name` (every pass asks).
 fn is(dom: &Dom, id: NodeId, name: &LocalName) -> bool {
     dom.element(id)
         .and_then(Element::html_name)

@@ -614,10 +614,10 @@ impl<'a> Reveal<'a> {
 
     /// Whether a node wraps a panel a shown control opens, alone: its one
     /// element child, with no text beside it (a style sheet may be), is
-    /// the panel or wraps it,
-    /// [`WRAPPER_DEPTH`] levels down at most. Accordions often hide the
-    /// panel's wrapper (the part that collapses) and name the panel
-    /// inside it; the control that opens the panel shows its wrapper.
+    /// the panel or wraps it, [`WRAPPER_DEPTH`] levels down at most.
+    /// Accordions often hide the panel's wrapper (the part that
+    /// collapses) and name the panel inside it; the control that opens
+    /// the panel shows its wrapper.
     fn reveals_wrapped(&self, dom: &Dom, id: NodeId) -> bool {
         if self.controlled.is_empty() && self.controls.is_empty() {
             return false;
@@ -714,7 +714,8 @@ pub(super) fn drop_appended_series(
     // Whether a date element is at or below each node (post-order), in
     // the excluded parts too: an item's date often sits in its footer.
     let mut dated = vec![false; n];
-    // And whether a heading read as text, not a link, is (not excluded).
+    // And whether a heading whose text is not all links is at or below
+    // it, excluded ones aside.
     let mut headed = vec![false; n];
     for &id in order.iter().rev() {
         if dom.element(id).is_some_and(|e| {
@@ -775,8 +776,8 @@ pub(super) fn drop_appended_series(
                 / u32::try_from(items).unwrap_or(u32::MAX);
             if before.prose[id] >= APPENDED_PROSE_MIN
                 && before.prose[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
-                && !before.posts.set_before(dom, order, at, weight, skip)
                 && headed_items * 2 <= alike
+                && !before.posts.set_before(dom, order, at, weight, skip)
             {
                 mark_subtree(dom, id, skip);
             }
