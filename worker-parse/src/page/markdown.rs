@@ -130,7 +130,7 @@ fn emphasis_marker(name: &LocalName) -> Option<&'static str> {
     }
 }
 
-fn heading_level(name: &LocalName) -> Option<usize> {
+pub(super) fn heading_level(name: &LocalName) -> Option<usize> {
     Some(match *name {
         local_name!("h1") => 1,
         local_name!("h2") => 2,

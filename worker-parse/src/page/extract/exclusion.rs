@@ -12,6 +12,7 @@ use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::{Weight, bare_text_block};
 use super::{Kind, below, is, kind, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
+use crate::page::markdown::heading_level;
 
 /// Largest share of the page's text a block named as boilerplate may hold
 /// and still be dropped.
@@ -223,7 +224,9 @@ impl<'a> Before<'a> {
         let n = dom.nodes.len();
         let (mut prose, mut plain) = (vec![0u32; n], vec![0u32; n]);
         let (mut running_prose, mut running_plain) = (0u32, 0u32);
-        for &id in order {
+        let mut posts = PostKinds::default();
+        for (at, &id) in order.iter().enumerate() {
+            posts.note(dom, at, id, weight, skip, bare);
             prose[id] = running_prose;
             plain[id] = running_plain;
             // What a node holds outside its children: its own text.
@@ -241,7 +244,7 @@ impl<'a> Before<'a> {
         Self {
             prose,
             plain,
-            posts: PostKinds::new(dom, order, weight, skip, bare),
+            posts,
         }
     }
 }
@@ -336,30 +339,32 @@ pub(super) fn drop_boilerplate<'a>(
 /// pages up, +0.39, where the replies are lines of bare text; no page of
 /// another corpus changed. Taking a post's blocks of bare text as loosely
 /// cost the article set one page its text, −0.96).
+#[derive(Default)]
 struct PostKinds<'a> {
     first: HashMap<Kind<'a>, usize>,
 }
 
 impl<'a> PostKinds<'a> {
-    fn new(
+    /// Notes the node at `order[at]`, in document order: the kind of its
+    /// block where it is a paragraph of prose (`bare`: the blocks whose own
+    /// text counts as prose, sorted).
+    fn note(
+        &mut self,
         dom: &'a Dom,
-        order: &[NodeId],
+        at: usize,
+        id: NodeId,
         weight: &[Weight],
         skip: &[bool],
         bare: &[NodeId],
-    ) -> Self {
-        let mut first = HashMap::new();
-        for (at, &id) in order.iter().enumerate() {
-            let prose = !skip[id]
-                && weight[id].para > 0
-                && (is(dom, id, &local_name!("p"))
-                    || is(dom, id, &local_name!("pre"))
-                    || bare.binary_search(&id).is_ok());
-            if prose && let Some(k) = block_of(dom, id, None) {
-                first.entry(k).or_insert(at);
-            }
+    ) {
+        let prose = !skip[id]
+            && weight[id].para > 0
+            && (is(dom, id, &local_name!("p"))
+                || is(dom, id, &local_name!("pre"))
+                || bare.binary_search(&id).is_ok());
+        if prose && let Some(k) = block_of(dom, id, None) {
+            self.first.entry(k).or_insert(at);
         }
-        Self { first }
     }
 
     /// Whether the section at `order[at]` sets text ([`sets_text`]) in a
@@ -728,7 +733,14 @@ pub(super) fn drop_appended_series(
         {
             dated[p] = true;
         }
-        if !skip[id] && weight[id].text > weight[id].link && is_heading(dom, id) {
+        if !skip[id]
+            && weight[id].text > weight[id].link
+            && dom
+                .element(id)
+                .and_then(Element::html_name)
+                .and_then(heading_level)
+                .is_some()
+        {
             headed[id] = true;
         }
         if headed[id]
@@ -783,23 +795,6 @@ pub(super) fn drop_appended_series(
             }
         }
     }
-}
-
-/// Whether an element is a heading, `<h1>` to `<h6>`.
-fn is_heading(dom: &Dom, id: NodeId) -> bool {
-    dom.element(id)
-        .and_then(Element::html_name)
-        .is_some_and(|n| {
-            matches!(
-                *n,
-                local_name!("h1")
-                    | local_name!("h2")
-                    | local_name!("h3")
-                    | local_name!("h4")
-                    | local_name!("h5")
-                    | local_name!("h6")
-            )
-        })
 }
 
 /// Marks a node and everything below it as skipped.
