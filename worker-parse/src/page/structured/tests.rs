@@ -116,6 +116,105 @@ fn a_creative_works_text_beside_its_headline_is_read_when_no_article_body_is() {
     assert!(!p.markdown.contains("reply"));
 }
 
+// Verifies: REQ-PAGE-002, REQ-PAGE-006
+#[test]
+fn a_recipe_or_a_how_to_is_read_in_schema_org_order_from_an_empty_shell() {
+    // A recipe: its description, its ingredients as a list, its steps in
+    // order, grouped in a section whose name heads them; a step named by
+    // the start of its own text is not named twice.
+    let html = shell(&ld(&json!({
+        "@context": "https://schema.org",
+        "@type": ["Recipe", "NewsArticle"],
+        "name": "Harbour bread",
+        "description": prose("bakers'", 3),
+        "recipeIngredient": ["500 g flour", "10 g salt", "7 g <yeast>"],
+        "recipeInstructions": [
+            {"@type": "HowToSection", "name": "The dough", "itemListElement": [
+                {"@type": "HowToStep", "name": "Mix the flour",
+                 "text": "Mix the flour and the salt in a wide bowl, then add the yeast."},
+                {"@type": "HowToStep", "text": "Knead for ten minutes, until the dough is smooth."},
+            ]},
+            "Bake for forty minutes in a hot oven, until the crust sounds hollow.",
+        ],
+    })));
+    let p = page(&html);
+    assert!(p.from_structured_data);
+    assert_eq!(p.title.as_deref(), Some("Harbour bread"));
+    let md = &p.markdown;
+    let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle:?} in {md}"));
+    assert!(at("The bakers' council met on day 0") < at("- 500 g flour"));
+    // Plain strings are text: the markup-like one is not an element.
+    assert!(md.contains("- 7 g <yeast>") || md.contains("- 7 g \\<yeast>"), "{md}");
+    assert!(at("- 10 g salt") < at("The dough"));
+    assert!(at("The dough") < at("Mix the flour and the salt"));
+    assert!(at("Mix the flour and the salt") < at("Knead for ten minutes"));
+    assert!(at("Knead for ten minutes") < at("Bake for forty minutes"));
+    assert_eq!(md.matches("Mix the flour").count(), 1, "{md}");
+
+    // A how-to: a step's directions and tips are paragraphs of the step,
+    // its name a heading where its text does not start with it.
+    let html = shell(&ld(&json!({
+        "@type": "HowTo",
+        "name": "Mending a net",
+        "description": prose("netmakers'", 3),
+        "step": [
+            {"@type": "HowToStep", "name": "Find the tear", "itemListElement": [
+                {"@type": "HowToDirection", "text": "Spread the net on the quay and follow each row by hand."},
+                {"@type": "HowToTip", "text": "A torn knot feels loose before it shows."},
+            ]},
+            {"@type": "HowToStep", "name": "Tie it off",
+             "text": "<p>Tie each broken mesh with a sheet bend, <b>tight</b>.</p>"},
+        ],
+    })));
+    let p = page(&html);
+    assert!(p.from_structured_data);
+    let md = &p.markdown;
+    let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle:?} in {md}"));
+    assert!(at("The netmakers' council") < at("### Find the tear"));
+    assert!(at("### Find the tear") < at("Spread the net on the quay"));
+    assert!(at("Spread the net on the quay") < at("A torn knot feels loose"));
+    assert!(at("### Tie it off") < at("with a sheet bend, **tight**."));
+
+    // A how-to with no steps is only its description: what the page's own
+    // markup says too, so nothing is read from it.
+    let html = shell(&ld(&json!({
+        "@type": "HowTo", "name": "Mending a net", "description": prose("bare", 6),
+    })));
+    assert_eq!(read(&html), PageResult::NeedsScripts);
+}
+
+// Verifies: REQ-PAGE-002
+#[test]
+fn a_real_how_to_page_whose_markup_is_a_script_shell_is_read_from_its_json_ld() {
+    // A captured page (testdata/pages/PROVENANCE.md): its markup holds a
+    // browser-upgrade notice and a footer; its text is in a script's
+    // props and its JSON-LD HowTo.
+    let html = include_str!("../../../testdata/pages/howto-shell-homify.html");
+    let p = match read_page(&PageInput {
+        body: html.as_bytes(),
+        content_type: Some("text/html; charset=utf-8"),
+        url: "https://www.homify.de/diy/20546/wie-man-eine-runde-tischdecke-in-nur-7-schritten-herstellt",
+    }) {
+        PageResult::Page(p) => p,
+        other => panic!("expected a page, got {other:?}"),
+    };
+    assert!(p.from_structured_data);
+    let md = &p.markdown;
+    // Passages the page's ground truth holds (trafilatura's evaluation).
+    for passage in [
+        "Unabhängig von Größe und Stil kannst du",
+        "den Durchmesser (das ist das Maß,",
+        "wie du eine runde Tischdecke",
+    ] {
+        assert!(md.contains(passage), "{passage:?} in {md}");
+    }
+    // And none it leaves out, nor the upgrade notice.
+    for passage in ["Kommentare", "Die Seedball Manufaktur", "Ernährungsworkshop", "Browser"] {
+        assert!(!md.contains(passage), "{passage:?} in {md}");
+    }
+    assert!(md.find("Schritt 1").unwrap() < md.find("Schritt 7").unwrap());
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn embedded_page_data_with_an_html_body_goes_through_extraction_and_markdown() {
