@@ -61,12 +61,14 @@ done
 printf 'text/plain; charset=windows-1252\nna\xefve caf\xe9\n' | seed charset_decode
 # Script shells whose text is only in structured data (the fallback of
 # page/structured.rs): JSON-LD in a @graph, embedded page data with an
-# HTML body, a window assignment of plain JSON, a recipe in sections.
+# HTML body, a window assignment of plain JSON, a recipe in sections, a
+# product beside page data.
 s='The council met to weigh the plan. The members agreed to hear the fishermen. '
 s="$s$s$s$s$s$s"
 printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":"WebSite","name":"G"},{"@type":"NewsArticle","headline":"H &amp; h","articleBody":"%s\\n\\n%s"}]}</script></head><body><div id="root"></div></body></html>' "$s" "$s" | seed html_extract
 printf '<html><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"post":{"content":"<h2>T<\\/h2><p>%s<\\/p><p>%s<\\/p>"}}}}</script></body></html>' "$s" "$s" | seed html_extract
 printf '<html><head><script type="application/ld+json">{"@type":["Recipe"],"name":"R","description":"%s","recipeIngredient":["a","<b>"],"recipeInstructions":[{"@type":"HowToSection","name":"S","itemListElement":[{"@type":"HowToStep","name":"N","text":"<p>%s<\\/p>","itemListElement":{"@type":"HowToTip","text":"t"}}]},"%s"],"step":"x"}</script></head><body><div id="root"></div></body></html>' "$s" "$s" "$s" | seed html_extract
+printf '<html><head><script type="application/ld+json">[{"@type":"http://schema.org/Product","name":"P","description":"%s"},{"@type":"Article","description":"%s"}]</script><script type="application/json">{"b":"%s"}</script></head><body><div id="root"></div></body></html>' "$s" "$s" "$s" | seed html_extract
 printf '<html><body><p>Loading</p><script>window.__STATE__ = {"a":[{"body":"%s"}]};</script></body></html>' "$s" | seed html_extract
 # Tabs and an accordion whose hidden panels their controls open
 # (extract/exclusion.rs), a control hidden itself, a panel named by none.

@@ -13,7 +13,9 @@
 //!   `Recipe`, whose text is schema.org's parts of one: its `description`,
 //!   a recipe's ingredients as a list, and its steps in order (`step`,
 //!   `recipeInstructions`: strings, or steps with a `name` and a `text`,
-//!   grouped in sections or not). Its `headline` (a HowTo's or a Recipe's
+//!   grouped in sections or not). Failing all these, a `Product`'s
+//!   `description` (a thing sold: its text on its page), where it is
+//!   longer than the prose of the page data below. Its `headline` (or
 //!   `name`) becomes the title when the page has none.
 //! - **Embedded page data**: `<script type="application/json">` blocks (a
 //!   framework's serialized page state) and scripts that are one assignment
@@ -40,7 +42,11 @@
 //! and 0.99, recall lower, as each page's text is longer than its data),
 //! and on trafilatura's evaluation pages one page whose markup is a script
 //! shell (all its text passages found, none it leaves out); no page read
-//! from its markup changed.
+//! from its markup changed. A product's description reads eight shells
+//! more, all product pages (mean word precision 0.90, F1 0.65). Any
+//! object's description would read 41, mostly an article's summary
+//! (precision 0.70, recall 0.20): not the page's text, so only a
+//! product's is.
 //!
 //! Everything is bounded like the page: the bytes of each block and of all
 //! blocks read, the JSON depth (serde_json's own recursion limit first,
@@ -151,11 +157,17 @@ enum Block {
     PageData,
 }
 
+/// A body found and the characters of text it holds, by which bodies of
+/// one kind are compared.
+type Candidate = (usize, Found);
+
 /// The best body in the page's data blocks: JSON-LD's first (an article
-/// body is declared there), else the longest prose string of page data.
+/// body is declared there), else the longer of a JSON-LD product's
+/// description and the longest prose string of page data.
 fn find(html: &str) -> Option<Found> {
     let mut budget = Budget { values: VALUES_MAX };
-    let mut linked: Option<(usize, Found)> = None;
+    let mut linked: Option<Candidate> = None;
+    let mut described: Option<Candidate> = None;
     let mut data: Option<(usize, String)> = None;
     for (block, text) in scripts(html) {
         let Some(value) = parse_json(text) else {
@@ -163,10 +175,16 @@ fn find(html: &str) -> Option<Found> {
         };
         match block {
             Block::LinkedData => {
-                if let Some((chars, found)) = best_linked(&value, &mut budget)
+                let (body, description) = best_linked(&value, &mut budget);
+                if let Some((chars, found)) = body
                     && linked.as_ref().is_none_or(|(c, _)| chars > *c)
                 {
                     linked = Some((chars, found));
+                }
+                if let Some((chars, found)) = description
+                    && described.as_ref().is_none_or(|(c, _)| chars > *c)
+                {
+                    described = Some((chars, found));
                 }
             }
             Block::PageData => {
@@ -181,12 +199,18 @@ fn find(html: &str) -> Option<Found> {
             break;
         }
     }
-    linked.map(|(_, f)| f).or_else(|| {
-        data.map(|(_, body)| Found {
+    if let Some((_, found)) = linked {
+        return Some(found);
+    }
+    match (described, data) {
+        (Some((d, found)), Some((c, _))) if d >= c => Some(found),
+        (Some((_, found)), None) => Some(found),
+        (_, Some((_, body))) => Some(Found {
             body,
             headline: None,
-        })
-    })
+        }),
+        (None, None) => None,
+    }
 }
 
 /// The JSON of a script's text, or `None` when it is not JSON (serde_json
@@ -230,14 +254,23 @@ fn walk<'a>(root: &'a Value, budget: &mut Budget, mut visit: impl FnMut(&'a Valu
 
 /// The JSON-LD object with the longest prose body: `articleBody` first,
 /// else `text` beside a `headline`, else a HowTo's or a Recipe's parts
-/// ([`instructions`]). Returns its text length and the body.
-fn best_linked(root: &Value, budget: &mut Budget) -> Option<(usize, Found)> {
+/// ([`instructions`]); and apart, the product ([`PRODUCT_TYPES`]) with the
+/// longest prose `description`, which [`find`] weighs against page data.
+fn best_linked(root: &Value, budget: &mut Budget) -> (Option<Candidate>, Option<Candidate>) {
     let mut article: Option<(usize, &Value)> = None;
     let mut work: Option<(usize, &Value)> = None;
     let mut how_to: Option<(usize, String, &Value)> = None;
+    let mut described: Option<(usize, &Value)> = None;
     walk(root, budget, |v| {
         let Value::Object(map) = v else { return };
-        if is_instructions(map)
+        if is_type(map, PRODUCT_TYPES)
+            && let Some(Value::String(d)) = map.get("description")
+            && let Some(chars) = prose_text_chars(d)
+            && described.is_none_or(|(c, _)| chars > c)
+        {
+            described = Some((chars, v));
+        }
+        if is_type(map, &["HowTo", "Recipe"])
             && let Some(body) = instructions(map)
             && let Some(chars) = prose_text_chars(&body)
             && how_to.as_ref().is_none_or(|(c, _, _)| chars > *c)
@@ -260,27 +293,42 @@ fn best_linked(root: &Value, budget: &mut Budget) -> Option<(usize, Found)> {
             }
         }
     });
-    let (chars, body, object) = match (article, work, how_to) {
-        (Some((c, o)), _, _) => (c, o.get("articleBody")?.as_str()?.to_owned(), o),
-        (None, Some((c, o)), _) => (c, o.get("text")?.as_str()?.to_owned(), o),
-        (None, None, Some((c, body, o))) => (c, body, o),
-        (None, None, None) => return None,
+    let found = |chars: usize, body: String, object: &Value| {
+        let headline = object
+            .get("headline")
+            .or_else(|| object.get("name"))
+            .and_then(Value::as_str)
+            .map(|h| cut(h, HEADLINE_MAX_BYTES).to_owned());
+        (chars, Found { body, headline })
     };
-    let headline = object
-        .get("headline")
-        .or_else(|| object.get("name"))
-        .and_then(Value::as_str)
-        .map(|h| cut(h, HEADLINE_MAX_BYTES).to_owned());
-    Some((chars, Found { body, headline }))
+    let text = |o: &Value, key: &str| o.get(key).and_then(Value::as_str).map(str::to_owned);
+    let body = match (article, work, how_to) {
+        (Some((c, o)), _, _) => text(o, "articleBody").map(|b| found(c, b, o)),
+        (None, Some((c, o)), _) => text(o, "text").map(|b| found(c, b, o)),
+        (None, None, Some((c, body, o))) => Some(found(c, body, o)),
+        (None, None, None) => None,
+    };
+    let described = described.and_then(|(c, o)| text(o, "description").map(|b| found(c, b, o)));
+    (body, described)
 }
 
-/// Whether a JSON-LD object is a `HowTo` or a `Recipe` (its `@type`, or
-/// one of them, names one; a full schema.org address too).
-fn is_instructions(map: &serde_json::Map<String, Value>) -> bool {
+/// schema.org's Product and its kinds: a thing sold, whose `description`
+/// is its own text on its page.
+const PRODUCT_TYPES: &[&str] = &[
+    "Product",
+    "ProductGroup",
+    "ProductModel",
+    "IndividualProduct",
+    "SomeProducts",
+];
+
+/// Whether a JSON-LD object is of one of `types` (its `@type`, or one of
+/// them, is; as a full schema.org address too).
+fn is_type(map: &serde_json::Map<String, Value>, types: &[&str]) -> bool {
     let named = |t: &Value| {
         t.as_str()
             .map(|t| t.rsplit(['/', ':']).next().unwrap_or(t))
-            .is_some_and(|t| t == "HowTo" || t == "Recipe")
+            .is_some_and(|t| types.contains(&t))
     };
     match map.get("@type") {
         Some(Value::Array(types)) => types.iter().any(named),

@@ -187,6 +187,47 @@ fn a_recipe_or_a_how_to_is_read_in_schema_org_order_from_an_empty_shell() {
     assert_eq!(read(&html), PageResult::NeedsScripts);
 }
 
+// Verifies: REQ-PAGE-002, REQ-PAGE-006
+#[test]
+fn a_products_description_is_read_from_a_shell_and_an_articles_summary_is_not() {
+    // A product's description is its text on its page.
+    let product = json!({
+        "@context": "https://schema.org",
+        "@type": "ProductGroup",
+        "name": "Harbour rope, 12 mm",
+        "description": prose("rope", 4),
+        "offers": {"@type": "Offer", "price": "12.00"},
+    });
+    let p = page(&shell(&ld(&product)));
+    assert!(p.from_structured_data);
+    assert_eq!(p.title.as_deref(), Some("Harbour rope, 12 mm"));
+    assert!(
+        p.markdown.starts_with("The rope council met on day 0"),
+        "{}",
+        p.markdown
+    );
+
+    // An article's description is a summary of a text that is elsewhere:
+    // the shell answers that it needs scripts.
+    let article = json!({
+        "@type": "NewsArticle", "headline": "H", "description": prose("summary", 4),
+    });
+    assert_eq!(read(&shell(&ld(&article))), PageResult::NeedsScripts);
+
+    // Page data with more prose than the description is read instead; with
+    // less, the description is.
+    let data = |n| {
+        format!(
+            "<script type=\"application/json\">{}</script>",
+            script_json(&json!({"page": {"body": prose("data", n)}}))
+        )
+    };
+    let p = page(&shell(&format!("{}{}", ld(&product), data(8))));
+    assert!(p.markdown.starts_with("The data council"), "{}", p.markdown);
+    let p = page(&shell(&format!("{}{}", ld(&product), data(3))));
+    assert!(p.markdown.starts_with("The rope council"), "{}", p.markdown);
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn a_real_how_to_page_whose_markup_is_a_script_shell_is_read_from_its_json_ld() {
