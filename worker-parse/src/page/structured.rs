@@ -428,11 +428,7 @@ fn push_step(out: &mut String, step: &Value, depth: usize) -> usize {
         Some(item @ Value::Object(_)) => std::slice::from_ref(item),
         _ => &[],
     };
-    let section = m
-        .get("@type")
-        .and_then(Value::as_str)
-        .is_some_and(|t| t.ends_with("HowToSection"));
-    if section {
+    if is_type(m, &["HowToSection"]) {
         return if depth < STEP_DEPTH_MAX {
             push_steps(out, parts, depth + 1)
         } else {

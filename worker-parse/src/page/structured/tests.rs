@@ -135,7 +135,7 @@ fn a_recipe_or_a_how_to_is_read_in_schema_org_order_from_an_empty_shell() {
         "description": prose("bakers'", 3),
         "recipeIngredient": ["500 g flour", "10 g salt", "7 g <yeast>"],
         "recipeInstructions": [
-            {"@type": "HowToSection", "name": "The dough", "itemListElement": [
+            {"@type": ["HowToSection"], "name": "The dough", "itemListElement": [
                 {"@type": "HowToStep", "name": "Mix the flour",
                  "text": "Mix the flour and the salt in a wide bowl, then add the yeast."},
                 {"@type": "HowToStep", "text": "Knead for ten minutes, until the dough is smooth."},
