@@ -7,7 +7,7 @@
 //! travels in a [`ToWorker`] or [`FromWorker`] envelope carrying a request id,
 //! so answers may come back in any order and a call can be cancelled.
 //!
-//! [`frame`] reads and writes those envelopes as length-prefixed postcard
+//! `frame` reads and writes those envelopes as length-prefixed postcard
 //! frames bounded by LIM-W1; a frame that does not decode is a
 //! [`FrameError`], and the peer that sent it is never trusted again.
 //!

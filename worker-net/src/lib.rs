@@ -8,7 +8,7 @@
 //! it offers while the body streams, counting the byte bound after decoding
 //! (design §8, REQ-SEC-007, REQ-SEC-010, REQ-SEC-011, REQ-SEC-017). Engine
 //! traffic goes through the operator's `[egress] proxy` when one is
-//! configured ([`proxy`], REQ-RES-008). Connections whose answer was read
+//! configured (`exchange`, REQ-RES-008). Connections whose answer was read
 //! to its end are kept for the next exchange with the same origin and
 //! profile, and for nothing else (`pool`).
 //! The supervisor starts it by re-executing the rypsok binary; [`serve`] is

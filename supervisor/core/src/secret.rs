@@ -94,7 +94,7 @@ pub enum SecretKind {
     /// Discord webhook URL.
     DiscordWebhook,
     /// A password in a URL's authority (`https://user:password@host/`):
-    /// found by the URL policy, never reported by [`find`].
+    /// found by the URL policy, never reported by `find`.
     UrlPassword,
 }
 
