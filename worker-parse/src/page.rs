@@ -10,6 +10,8 @@
 //! an empty shell, the text in its structured data (`structured`), and
 //! without any, whether the page needs scripts to show its text (`shell`).
 
+use unicode_normalization::UnicodeNormalization as _;
+
 mod attrs;
 pub(crate) mod charset;
 pub(crate) mod dom;
@@ -90,7 +92,36 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// its text in structured data (`structured`): a page whose markup yields
 /// nothing or nearly nothing is then read from there, and says so
 /// ([`Page::from_structured_data`]).
+///
+/// The text and the title are in Unicode's composed form (NFC), as the
+/// content boundary returns them to the caller too: a letter a page writes
+/// as a base and a combining mark is the one character a reader sees, and
+/// a search of the text for it finds it. Measured on trafilatura's
+/// evaluation pages: two pages more with their passages found (a Bengali
+/// page, a German one); no page's score changed in the article set, WCXB's
+/// development pages or the third corpus.
 pub fn read_page(input: &PageInput<'_>) -> PageResult {
+    match read_decoded(input) {
+        PageResult::Page(p) => PageResult::Page(Page {
+            title: p.title.map(composed),
+            markdown: composed(p.markdown),
+            ..p
+        }),
+        other => other,
+    }
+}
+
+/// `s` in Unicode's composed form (NFC); as it is when it is already.
+fn composed(s: String) -> String {
+    if unicode_normalization::is_nfc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+        s
+    } else {
+        s.nfc().collect()
+    }
+}
+
+/// [`read_page`] before the text is composed.
+fn read_decoded(input: &PageInput<'_>) -> PageResult {
     let declared = input
         .content_type
         .map(sniff::essence)

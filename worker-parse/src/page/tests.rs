@@ -116,6 +116,44 @@ fn plain_text_and_markdown_pass_through() {
     }
 }
 
+// Verifies: REQ-PAGE-002, REQ-PAGE-005 (text in composed form, as the
+// content boundary returns it)
+#[test]
+fn letters_written_with_combining_marks_are_returned_composed() {
+    // "Café" as a base and a combining mark, and a Bengali vowel sign
+    // written in its two parts: a reader sees one character each, and so
+    // does a search.
+    let decomposed = "Cafe\u{301} on the quay: \u{995}\u{9c7}\u{9be}";
+    let html = format!(
+        "<html><head><title>Cafe\u{301}</title></head><body><p>{decomposed}, \
+         where the ferry waits for the morning tide and the fishermen mend their nets.</p></body></html>"
+    );
+    match read_page(&PageInput {
+        body: html.as_bytes(),
+        content_type: Some("text/html; charset=utf-8"),
+        url: "https://example.com/",
+    }) {
+        PageResult::Page(p) => {
+            assert!(
+                p.markdown.contains("Caf\u{e9} on the quay: \u{995}\u{9cb}"),
+                "{:?}",
+                p.markdown
+            );
+            assert_eq!(p.title.as_deref(), Some("Caf\u{e9}"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Plain text too.
+    match read_page(&PageInput {
+        body: decomposed.as_bytes(),
+        content_type: Some("text/plain; charset=utf-8"),
+        url: "https://example.com/",
+    }) {
+        PageResult::Page(p) => assert_eq!(p.markdown, "Caf\u{e9} on the quay: \u{995}\u{9cb}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 // Verifies: REQ-PAGE-007
 #[test]
 fn html_charsets_from_meta_and_detection() {
