@@ -41,17 +41,52 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
         Ok(root) => root,
         // The parser's message can quote the offending line, which may hold
         // a secret: only where it is and which key was being read are kept.
-        Err(error) => return Err(vec![whole_file(syntax_problem(text, error.span()))]),
+        Err(error) => {
+            return Err(without_credentials(
+                text,
+                vec![whole_file(syntax_problem(text, error.span()))],
+            ));
+        }
     };
     let mut problems = Problems::default();
     let config = validate(&root, &mut problems);
     match (config, problems.0.is_empty()) {
         (Some(config), true) => Ok(config),
-        (Some(_) | None, false) => Err(problems.0),
+        (Some(_) | None, false) => Err(without_credentials(text, problems.0)),
         // Every path that yields no value records a problem; this arm only
         // keeps a slip in that rule from passing an invalid file.
         (None, true) => Err(vec![whole_file("the configuration could not be built")]),
     }
+}
+
+/// What stands in a problem's path or message for a credential the file
+/// holds.
+const CREDENTIAL_STAND_IN: &str = "(credential)";
+
+/// The problems with every credential the secret check finds in the file
+/// replaced: a path names the file's keys, and so does a syntax problem's
+/// message (the key being read), and a key may hold a pasted token.
+fn without_credentials(text: &str, mut problems: Vec<ConfigProblem>) -> Vec<ConfigProblem> {
+    let mut found: Vec<String> = crate::secret::find(text)
+        .iter()
+        .map(|f| text.chars().skip(f.position).take(f.len).collect())
+        .collect();
+    if found.is_empty() {
+        return problems;
+    }
+    // The longest first, so that none is left in part by a shorter one
+    // inside it.
+    found.sort_by_key(|c: &String| std::cmp::Reverse(c.len()));
+    for p in &mut problems {
+        for credential in &found {
+            for field in [&mut p.path, &mut p.message] {
+                if field.contains(credential.as_str()) {
+                    *field = field.replace(credential.as_str(), CREDENTIAL_STAND_IN);
+                }
+            }
+        }
+    }
+    problems
 }
 
 /// Every key path the validator reads, in the order it reads them: one per

@@ -453,6 +453,46 @@ fn problems_never_echo_a_value_from_the_file() {
 }
 
 #[test]
+fn a_credential_in_a_key_s_name_is_not_shown_in_a_problem() {
+    // Verifies: REQ-CFG-004 (found by fuzzing: a credential the file holds,
+    // pasted into a table's name too, came back in the unknown key's path,
+    // and in a syntax problem's message)
+    let text = "[enginAKIAJ7Q2X5RZ3WBN4K6Pes.github]\n\
+                type = \"github\"\n\
+                api_key_env = \"AKIAJ7Q2X5RZ3WBN4K6P\"\n\
+                [limits]\n\
+                \"AKIAJ7Q2X5RZ3WBN4K6P\" = 1\n";
+    let found = problems(text);
+    assert_eq!(found.len(), 2, "{found:?}");
+    for problem in &found {
+        assert!(!problem.contains("AKIAJ7Q2X5RZ3WBN4K6P"), "{found:?}");
+    }
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("engin(credential)es: unknown key")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("limits.(credential): unknown key")),
+        "{found:?}"
+    );
+    // A syntax problem names the key being read: that too.
+    let found = problems(
+        "[enginAKIAJ7Q2X5RZ3WBN4K6Pes.github]\n\
+         api_key_env = \"AKIAJ7Q2X5RZ3WBN4K6P\"\n\
+         pdf_type = d\n",
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("reading the key engin(credential)es.github.pdf_type"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn a_secret_pasted_into_a_reference_key_is_refused_without_being_shown() {
     // Verifies: REQ-CFG-004 (a secret written where its reference belongs is refused and never printed back)
     let pasted = [
