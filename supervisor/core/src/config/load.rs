@@ -59,29 +59,27 @@ pub fn load_str(text: &str) -> Result<Config, Vec<ConfigProblem>> {
     }
 }
 
-/// What stands in a problem's path or message for a credential the file
-/// holds.
-const CREDENTIAL_STAND_IN: &str = "(credential)";
-
 /// The problems with every credential the secret check finds in the file
-/// replaced: a path names the file's keys, and so does a syntax problem's
-/// message (the key being read), and a key may hold a pasted token.
+/// replaced as the check masks a query (its kind in brackets, such as
+/// `[aws_access_key_id]`): a path names the file's keys, and so does a
+/// syntax problem's message (the key being read), and a key may hold a
+/// pasted token.
 fn without_credentials(text: &str, mut problems: Vec<ConfigProblem>) -> Vec<ConfigProblem> {
-    let mut found: Vec<String> = crate::secret::find(text)
+    let mut found: Vec<(String, String)> = crate::secret::find(text)
         .iter()
-        .map(|f| text.chars().skip(f.position).take(f.len).collect())
+        .map(|f| {
+            let credential = text.chars().skip(f.position).take(f.len).collect();
+            (credential, format!("[{}]", f.kind.as_str()))
+        })
         .collect();
-    if found.is_empty() {
-        return problems;
-    }
     // The longest first, so that none is left in part by a shorter one
     // inside it.
-    found.sort_by_key(|c: &String| std::cmp::Reverse(c.len()));
+    found.sort_by_key(|(credential, _)| std::cmp::Reverse(credential.len()));
     for p in &mut problems {
-        for credential in &found {
+        for (credential, masked) in &found {
             for field in [&mut p.path, &mut p.message] {
                 if field.contains(credential.as_str()) {
-                    *field = field.replace(credential.as_str(), CREDENTIAL_STAND_IN);
+                    *field = field.replace(credential.as_str(), masked);
                 }
             }
         }

@@ -470,13 +470,13 @@ fn a_credential_in_a_key_s_name_is_not_shown_in_a_problem() {
     assert!(
         found
             .iter()
-            .any(|p| p.starts_with("engin(credential)es: unknown key")),
+            .any(|p| p.starts_with("engin[aws_access_key_id]es: unknown key")),
         "{found:?}"
     );
     assert!(
         found
             .iter()
-            .any(|p| p.starts_with("limits.(credential): unknown key")),
+            .any(|p| p.starts_with("limits.[aws_access_key_id]: unknown key")),
         "{found:?}"
     );
     // A syntax problem names the key being read: that too.
@@ -487,7 +487,7 @@ fn a_credential_in_a_key_s_name_is_not_shown_in_a_problem() {
     );
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].contains("reading the key engin(credential)es.github.pdf_type"),
+        found[0].contains("reading the key engin[aws_access_key_id]es.github.pdf_type"),
         "{found:?}"
     );
 }
