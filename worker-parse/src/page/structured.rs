@@ -357,7 +357,7 @@ fn instructions(map: &serde_json::Map<String, Value>) -> Option<String> {
                 break;
             }
             out.push_str("<li>");
-            out.push_str(&item.replace('<', "&lt;"));
+            push_escaped(&mut out, item);
             out.push_str("</li>");
             parts += 1;
         }
@@ -420,7 +420,7 @@ fn push_step(out: &mut String, step: &Value, depth: usize) -> usize {
     });
     if let Some(n) = named {
         out.push_str("<h3>");
-        out.push_str(&n.replace('<', "&lt;"));
+        push_escaped(out, n);
         out.push_str("</h3>");
     }
     let parts: &[Value] = match m.get("itemListElement") {
@@ -444,6 +444,17 @@ fn push_step(out: &mut String, step: &Value, depth: usize) -> usize {
         }
     }
     usize::from(named.is_some() || text.is_some() || !parts.is_empty())
+}
+
+/// Appends plain text to HTML: only `<` is escaped (see [`text_to_html`]).
+fn push_escaped(out: &mut String, s: &str) {
+    let mut rest = s;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        out.push_str("&lt;");
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
 }
 
 /// Appends a data string as HTML: as it is when it is HTML, else as
@@ -724,7 +735,7 @@ fn text_to_html(s: &str) -> String {
             if i > 0 {
                 out.push_str("<br>");
             }
-            out.push_str(&line.replace('<', "&lt;"));
+            push_escaped(&mut out, line);
         }
         out.push_str("</p>\n");
     }
