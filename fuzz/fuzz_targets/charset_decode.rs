@@ -8,8 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rypsok_worker_parse::fuzzing::decode_charset;
-use unicode_normalization::UnicodeNormalization as _;
 use rypsok_worker_parse::page::{PageInput, PageResult, read_page};
+use unicode_normalization::UnicodeNormalization as _;
 
 fuzz_target!(|data: &[u8]| {
     // First line: the Content-Type header (empty: none); the rest: body.
