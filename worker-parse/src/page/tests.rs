@@ -1217,6 +1217,40 @@ fn a_short_link_paragraph_inside_the_prose_is_kept() {
     assert!(!md.contains("Another story"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a list of links that a sentence of the text introduces is the text's; one under a label is not)
+#[test]
+fn a_list_of_links_the_text_introduces_is_kept() {
+    let items = |base: &str| {
+        (1..=4)
+            .map(|i| {
+                format!("<li><p><a href=\"/{base}/{i}\">{base} change number {i}</a></p></li>")
+            })
+            .collect::<String>()
+    };
+    let page = format!(
+        "<body><div class=post><div class=para><p>{}</p></div>\
+         <div class=para><p>Many patches were sent for review:</p></div>\
+         <div class=ulist><ul>{}</ul></div><p>{}</p>\
+         <p><strong>You might also like:</strong></p><ul>{}</ul><p>{}</p></div></body>",
+        prose(4, "Story"),
+        items("patch"),
+        prose(4, "More"),
+        items("teaser"),
+        prose(4, "Last"),
+    );
+    let md = markdown(&page);
+    for i in 1..=4 {
+        assert!(
+            md.contains(&format!(
+                "- [patch change number {i}](https://example.com/patch/{i})"
+            )),
+            "{md}"
+        );
+    }
+    // Four words and a colon are a label, not a sentence of the text.
+    assert!(!md.contains("teaser change"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (entities are decoded on every path, a doubly escaped one too, and text is never decoded twice over)
 #[test]
 fn doubly_escaped_entities_reach_the_reader_decoded() {
