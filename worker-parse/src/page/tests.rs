@@ -1217,6 +1217,44 @@ fn a_short_link_paragraph_inside_the_prose_is_kept() {
     assert!(!md.contains("Another story"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a lead set in the article's header is read with the body; a section before it, or a lead the body repeats, is not)
+#[test]
+fn the_lead_set_apart_from_the_body_is_read_with_it() {
+    // `n` sentences in each of the body's four paragraphs.
+    let page = |lead: &str, n: usize| {
+        format!(
+            "<html><head><title>Rivers in spring</title></head><body>\
+             <div class=side><p>{}</p></div>\
+             <article><header><h1>Rivers in spring</h1><div class=meta>12 March</div>\
+             {lead}</header><div class=body><p>{}</p><p>{}</p><p>{}</p><p>{}</p></div>\
+             <div class=share><a href=/s>Share</a></div></article></body></html>",
+            prose(2, "Aside"),
+            prose(n, "Body"),
+            prose(n, "Next"),
+            prose(n, "More"),
+            prose(n, "Last"),
+        )
+    };
+    let standfirst = format!("<p class=standfirst>{}</p>", prose(2, "Lead"));
+    let md = markdown(&page(&standfirst, 4));
+    assert!(md.starts_with("12 March\n\nLead sentence number 0"), "{md}");
+    assert!(md.contains("Last sentence number 3"), "{md}");
+    assert!(!md.contains("Aside") && !md.contains("Share"), "{md}");
+    // The title is returned apart, not as the text's first heading.
+    assert!(!md.contains("# Rivers"), "{md}");
+
+    // A section of its own before the body, longer than a lead, is not
+    // its lead.
+    let section = format!("<p>{}</p><p>{}</p>", prose(15, "Other"), prose(15, "Else"));
+    let md = markdown(&page(&section, 30));
+    assert!(md.starts_with("Body sentence number 0"), "{md}");
+
+    // A lead the body sets again is read once.
+    let again = format!("<p>{}</p>", prose(4, "Body"));
+    let md = markdown(&page(&again, 4));
+    assert_eq!(md.matches("Body sentence number 0").count(), 1, "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a list of links that a sentence of the text introduces is the text's; one under a label is not)
 #[test]
 fn a_list_of_links_the_text_introduces_is_kept() {

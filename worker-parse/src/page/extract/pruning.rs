@@ -295,7 +295,7 @@ pub(super) fn text_of(dom: &Dom, id: NodeId) -> String {
 
 /// The text below a node, whitespace collapsed, without what `skip` leaves
 /// out when given; `None` once the walk has visited `budget` nodes.
-fn collapsed_text(
+pub(super) fn collapsed_text(
     dom: &Dom,
     id: NodeId,
     skip: Option<&[bool]>,
