@@ -96,10 +96,20 @@ fn introduced_list(dom: &Dom, id: NodeId, root: NodeId, weight: &[Weight], skip:
             _ => return false,
         }
     };
-    let text = text_of(dom, before);
-    text.ends_with([':', '\u{ff1a}'])
+    // Its last text first: most blocks before a list do not end in a
+    // colon, and are not read whole for it.
+    let mut last = before;
+    while let Some(c) = std::iter::successors(dom.nodes[last].last_child, |&c| dom.nodes[c].prev)
+        .find(|&c| !skip[c] && weight[c].text > 0)
+    {
+        last = c;
+    }
+    let Data::Text(end) = &dom.nodes[last].data else {
+        return false;
+    };
+    end.trim_end().ends_with([':', '\u{ff1a}'])
         && weight[before].link * 2 <= weight[before].text
-        && text
+        && text_of(dom, before)
             .split_whitespace()
             .filter(|w| w.chars().any(char::is_alphanumeric))
             .count()
