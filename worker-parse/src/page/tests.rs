@@ -1221,12 +1221,12 @@ fn a_short_link_paragraph_inside_the_prose_is_kept() {
 #[test]
 fn the_lead_set_apart_from_the_body_is_read_with_it() {
     // `n` sentences in each of the body's four paragraphs.
-    let page = |lead: &str, n: usize| {
+    let page_with = |lead: &str, between: &str, n: usize| {
         format!(
             "<html><head><title>Rivers in spring</title></head><body>\
              <div class=side><p>{}</p></div>\
              <article><header><h1>Rivers in spring</h1><div class=meta>12 March</div>\
-             {lead}</header><div class=body><p>{}</p><p>{}</p><p>{}</p><p>{}</p></div>\
+             {lead}</header>{between}<div class=body><p>{}</p><p>{}</p><p>{}</p><p>{}</p></div>\
              <div class=share><a href=/s>Share</a></div></article></body></html>",
             prose(2, "Aside"),
             prose(n, "Body"),
@@ -1235,6 +1235,7 @@ fn the_lead_set_apart_from_the_body_is_read_with_it() {
             prose(n, "Last"),
         )
     };
+    let page = |lead: &str, n: usize| page_with(lead, "", n);
     let standfirst = format!("<p class=standfirst>{}</p>", prose(2, "Lead"));
     let md = markdown(&page(&standfirst, 4));
     assert!(md.starts_with("12 March\n\nLead sentence number 0"), "{md}");
@@ -1242,6 +1243,13 @@ fn the_lead_set_apart_from_the_body_is_read_with_it() {
     assert!(!md.contains("Aside") && !md.contains("Share"), "{md}");
     // The title is returned apart, not as the text's first heading.
     assert!(!md.contains("# Rivers"), "{md}");
+
+    // A box of links between the lead and the body stays out.
+    let more = "<div class=more><a href=/a>Floods of the past decade</a> \
+                <a href=/b>Bridges over the river</a></div>";
+    let md = markdown(&page_with(&standfirst, more, 4));
+    assert!(md.starts_with("12 March\n\nLead sentence number 0"), "{md}");
+    assert!(!md.contains("Floods"), "{md}");
 
     // A section of its own before the body, longer than a lead, is not
     // its lead.
