@@ -64,8 +64,8 @@
 //!    where the page sets it apart from the body (a standfirst in the
 //!    article's header, an introduction in a block of its own): the
 //!    nearest block with text before the root, or before the block the
-//!    root opens, when it is short, mostly paragraph text and not links,
-//!    and not repeated by the body.
+//!    root opens (past a box of links set between them), when it is
+//!    short, mostly paragraph text, and not repeated by the body.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links, nor a list that

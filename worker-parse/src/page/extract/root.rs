@@ -173,9 +173,10 @@ const LEAD_LEVELS: usize = 3;
 /// parent (up to [`LEAD_LEVELS`] levels, never above `start`), past
 /// blocks of links no longer than a lead, when it is short
 /// ([`LEAD_MAX`]), half of its text at least in paragraphs, and not text
-/// the root repeats (a lead the body sets again). The widened root is the block that holds both (`None` where
-/// there is no lead); what precedes the lead there, and what follows the
-/// root at each level, stays out.
+/// the root repeats (a lead the body sets again). The widened root is the
+/// block that holds both (`None` where there is no lead); what precedes
+/// the lead there, the blocks of links passed over, and what follows the
+/// root at each level stay out.
 pub(super) fn with_lead(
     dom: &Dom,
     start: NodeId,
