@@ -99,7 +99,7 @@ use html5ever::LocalName;
 
 use self::names::Names;
 use self::weights::TextCounts;
-use super::dom::{Dom, Element, NodeId};
+use super::dom::{Data, Dom, Element, NodeId};
 
 /// What the renderer needs: where to start and which nodes to leave out.
 #[derive(Debug)]
@@ -236,6 +236,40 @@ fn below(dom: &Dom, order: &[NodeId], at: usize) -> impl Iterator<Item = NodeId>
         .iter()
         .copied()
         .take_while(move |&id| Some(id) != past)
+}
+
+/// The text below a node, whitespace collapsed.
+fn text_of(dom: &Dom, id: NodeId) -> String {
+    // The tree has fewer nodes than this: the walk never runs out.
+    let mut unbounded = usize::MAX;
+    collapsed_text(dom, id, None, &mut unbounded).unwrap_or_default()
+}
+
+/// The text below a node, whitespace collapsed, without what `skip` leaves
+/// out when given; `None` once the walk has visited `budget` nodes.
+fn collapsed_text(
+    dom: &Dom,
+    id: NodeId,
+    skip: Option<&[bool]>,
+    budget: &mut usize,
+) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        *budget = budget.checked_sub(1)?;
+        if skip.is_some_and(|s| s[n]) {
+            continue;
+        }
+        if let Data::Text(t) = &dom.nodes[n].data {
+            words.extend(t.split_whitespace());
+        }
+        let mut child = dom.nodes[n].last_child;
+        while let Some(c) = child {
+            stack.push(c);
+            child = dom.nodes[c].prev;
+        }
+    }
+    Some(words.join(" "))
 }
 
 /// Whether a node is the HTML element `name` (every pass asks).

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 
 use html5ever::local_name;
 
-use super::is;
 use super::root::is_container;
 use super::weights::Weight;
+use super::{collapsed_text, is, text_of};
 use crate::page::dom::{Data, Dom, Element, NodeId};
 
 /// Drops the small link-heavy blocks inside `root`: navigation of a kind,
@@ -294,40 +294,6 @@ fn link_sentence_in_prose(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool
     (before.is_some() || after.is_some())
         && (before.is_none() || prose_para(before))
         && (after.is_none() || prose_para(after))
-}
-
-/// The text below a node, whitespace collapsed.
-pub(super) fn text_of(dom: &Dom, id: NodeId) -> String {
-    // The tree has fewer nodes than this: the walk never runs out.
-    let mut unbounded = usize::MAX;
-    collapsed_text(dom, id, None, &mut unbounded).unwrap_or_default()
-}
-
-/// The text below a node, whitespace collapsed, without what `skip` leaves
-/// out when given; `None` once the walk has visited `budget` nodes.
-pub(super) fn collapsed_text(
-    dom: &Dom,
-    id: NodeId,
-    skip: Option<&[bool]>,
-    budget: &mut usize,
-) -> Option<String> {
-    let mut words: Vec<&str> = Vec::new();
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        *budget = budget.checked_sub(1)?;
-        if skip.is_some_and(|s| s[n]) {
-            continue;
-        }
-        if let Data::Text(t) = &dom.nodes[n].data {
-            words.extend(t.split_whitespace());
-        }
-        let mut child = dom.nodes[n].last_child;
-        while let Some(c) = child {
-            stack.push(c);
-            child = dom.nodes[c].prev;
-        }
-    }
-    Some(words.join(" "))
 }
 
 /// Containers whose link density decides whether they are navigation.

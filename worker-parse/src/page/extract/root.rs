@@ -8,7 +8,7 @@
 use html5ever::local_name;
 
 use super::weights::Weight;
-use super::{is, kind};
+use super::{collapsed_text, is, kind, text_of};
 use crate::page::dom::{DOCUMENT, Dom, Element, NodeId};
 
 /// Share of a node's non-link text a child must hold for the root to move
@@ -243,7 +243,7 @@ pub(super) fn with_lead(
 /// word (and it has one).
 fn repeats(dom: &Dom, root: NodeId, lead: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
     let mut budget = usize::MAX;
-    let Some(text) = super::pruning::collapsed_text(dom, root, Some(skip), &mut budget) else {
+    let Some(text) = collapsed_text(dom, root, Some(skip), &mut budget) else {
         return false;
     };
     let mut stack = vec![lead];
@@ -253,7 +253,7 @@ fn repeats(dom: &Dom, root: NodeId, lead: NodeId, weight: &[Weight], skip: &[boo
             continue;
         }
         if weight[n].para > 0 && is(dom, n, &local_name!("p")) {
-            if !text.contains(&super::pruning::text_of(dom, n)) {
+            if !text.contains(&text_of(dom, n)) {
                 return false;
             }
             read = true;

@@ -37,10 +37,9 @@ use std::collections::HashMap;
 
 use html5ever::local_name;
 
-use super::pruning::text_of;
 use super::root::{descend, is_container};
 use super::weights::Weight;
-use super::{Kind, below, holds, is, kind, marks_article, names_article_body};
+use super::{Kind, below, holds, is, kind, marks_article, names_article_body, text_of};
 use crate::page::dom::{Data, Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
