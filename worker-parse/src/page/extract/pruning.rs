@@ -62,7 +62,7 @@ pub(super) fn drop_link_blocks(
 /// Chosen on WCXB's development pages: at five words, 8 pages up (lists
 /// of patches, sources, services an article announces) and none down; at
 /// three, 2 more up and 1 down, a four-word label over related posts.
-/// Measured once on the article set and the third corpus: no page changed.
+/// Measured once on the article set and the third corpus: neither moved.
 const INTRO_WORDS: usize = 5;
 
 /// Whether a block is a list, or starts with one, that a sentence of the
