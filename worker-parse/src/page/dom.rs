@@ -126,6 +126,16 @@ impl Dom {
         }
     }
 
+    /// The siblings before `id`, the nearest first.
+    pub(crate) fn siblings_before(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.nodes[id].prev, |&c| self.nodes[c].prev)
+    }
+
+    /// The children of `id`, the last first.
+    pub(crate) fn children_last_first(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.nodes[id].last_child, |&c| self.nodes[c].prev)
+    }
+
     /// The first `<title>` text, whitespace collapsed.
     pub(crate) fn title(&self) -> Option<String> {
         let id = (0..self.nodes.len()).find(|&i| {

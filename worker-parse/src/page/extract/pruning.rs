@@ -88,7 +88,8 @@ fn introduced_list(dom: &Dom, id: NodeId, root: NodeId, weight: &[Weight], skip:
     let before = loop {
         // The nearest sibling before it with text (not a line break, an
         // image or the whitespace between tags).
-        let prev = std::iter::successors(dom.nodes[at].prev, |&c| dom.nodes[c].prev)
+        let prev = dom
+            .siblings_before(at)
             .find(|&c| !skip[c] && weight[c].text > 0);
         match (prev, dom.nodes[at].parent) {
             (Some(p), _) => break p,
@@ -99,7 +100,8 @@ fn introduced_list(dom: &Dom, id: NodeId, root: NodeId, weight: &[Weight], skip:
     // Its last text first: most blocks before a list do not end in a
     // colon, and are not read whole for it.
     let mut last = before;
-    while let Some(c) = std::iter::successors(dom.nodes[last].last_child, |&c| dom.nodes[c].prev)
+    while let Some(c) = dom
+        .children_last_first(last)
         .find(|&c| !skip[c] && weight[c].text > 0)
     {
         last = c;

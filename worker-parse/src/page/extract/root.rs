@@ -197,7 +197,8 @@ pub(super) fn with_lead(
         // (a "more on this" box, a share row) set between lead and body,
         // which stay out.
         let mut links = Vec::new();
-        let before = std::iter::successors(dom.nodes[at].prev, |&c| dom.nodes[c].prev)
+        let before = dom
+            .siblings_before(at)
             .filter(|&c| !skip[c] && weight[c].text > 0)
             .find(|&c| {
                 let w = weight[c];
