@@ -161,6 +161,12 @@ impl SecretKind {
             Self::UrlPassword => "url_password",
         }
     }
+
+    /// What stands in for a credential of this kind where it is masked:
+    /// its wire spelling in brackets (`[github_token]`).
+    pub(crate) fn placeholder(self) -> String {
+        format!("[{}]", self.as_str())
+    }
 }
 
 impl SecretKind {
@@ -277,9 +283,7 @@ pub(crate) fn mask(text: &str, findings: &[Finding]) -> String {
             continue;
         }
         if let Some(f) = findings.next_if(|f| f.position == i) {
-            out.push('[');
-            out.push_str(f.kind.as_str());
-            out.push(']');
+            out.push_str(&f.kind.placeholder());
             skip_until = i + f.len;
             continue;
         }

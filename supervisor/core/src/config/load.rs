@@ -69,7 +69,7 @@ fn without_credentials(text: &str, mut problems: Vec<ConfigProblem>) -> Vec<Conf
         .iter()
         .map(|f| {
             let credential = text.chars().skip(f.position).take(f.len).collect();
-            (credential, format!("[{}]", f.kind.as_str()))
+            (credential, f.kind.placeholder())
         })
         .collect();
     // The longest first, so that none is left in part by a shorter one
