@@ -30,8 +30,11 @@
 //! the article holds prose of some length, 30 % of the root's prose and a
 //! third of its text, the article is the content: the descent stops above
 //! it where the text around it is split among siblings none of which
-//! holds most of it. A page that sets one article among others (a feed,
-//! teaser cards) marks none as the one.
+//! holds most of it. Where the descent went beside the page's one
+//! article, into a series or a block of links (related posts that
+//! outweigh a short post), the article is read too, if it holds two or
+//! three sentences in any block. A page that sets one article among
+//! others (a feed, teaser cards) marks none as the one.
 
 use std::collections::HashMap;
 
@@ -53,6 +56,15 @@ const HEADING_PROSE_MIN: u32 = 200;
 /// Least prose of the page's marked article for it to be read instead of
 /// the descent's root: a few paragraphs.
 const ARTICLE_PROSE_MIN: u32 = 400;
+
+/// Least text outside links of the page's marked article for it to be
+/// read instead of a series or a link block beside it: two or three
+/// sentences, as [`HEADING_PROSE_MIN`] asks of the heading's reading,
+/// counted in any block, as a short post may set its text in headings or
+/// a quotation. On the development pages, it moves one page of
+/// trafilatura's evaluation pages from its related posts to its post, and
+/// no other page of any set.
+const ARTICLE_TEXT_MIN: u32 = 200;
 
 /// Fewest blocks of one kind that make a series.
 const SERIES_MIN: usize = 3;
@@ -122,6 +134,18 @@ pub(super) fn second_opinion(
     if let Some(article) = marked_article(dom, marks.outermost, first, weight) {
         return descend(dom, article, true, weight, skip);
     }
+    let series = series_of(dom, order, first, weight, skip);
+    let takes_place = series.is_some() || is_link_block(weight[first]);
+    // The page's one article, where the descent went beside it into the
+    // shape of what takes a text's place, is the text, however it sets
+    // it (a short post in headings and quotes, not paragraphs).
+    if let Some(article) = marks.outermost
+        && takes_place
+        && !overlaps(dom, first, article)
+        && weight[article].plain() >= ARTICLE_TEXT_MIN
+    {
+        return descend(dom, article, weight[article].is_prose(), weight, skip);
+    }
     // The first heading with prose around it: a logo heading has none.
     let Some((heading, anchor)) = title_headings(dom, order, skip, title)
         .into_iter()
@@ -133,7 +157,6 @@ pub(super) fn second_opinion(
     if overlaps(dom, first, second) || overlaps(dom, first, heading) {
         return first;
     }
-    let series = series_of(dom, order, first, weight, skip);
     // An undated series that outweighs the heading's reading many times
     // over, in paragraphs or in text, is the text set as a series of steps
     // or entries, the heading's block its introduction; a thread (its
@@ -141,7 +164,7 @@ pub(super) fn second_opinion(
     let outweighs = series == Some(false)
         && (u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para)
             || u64::from(weight[first].plain()) > OUTWEIGHS * u64::from(weight[second].plain()));
-    if (series.is_some() || is_link_block(weight[first])) && !outweighs {
+    if takes_place && !outweighs {
         second
     } else {
         first

@@ -451,3 +451,49 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
     assert!(md.contains("The ferry to the island"), "{md}");
     assert!(md.contains("Letters to the editor"), "{md}");
 }
+
+/// The ferry post set the way some short posts are: a lead in emphasis,
+/// then its news in a quotation's headings, without one paragraph of
+/// some length.
+const POST_IN_HEADINGS: &str = "<p><em>Back on the water:</em></p><blockquote>\
+    <h2>The ferry to the island ran again this morning</h2>\
+    <h3>after three days in harbour, and the first crossing carried the doctor, \
+    the post and a crate of bread for the shop.</h3>\
+    <h4>The harbour master expects the timetable to hold for the rest of the week \
+    unless the wind turns north again.</h4></blockquote>";
+
+// Verifies: REQ-PAGE-002 (related posts beside the page's one article,
+// which outweigh its short text set in headings and a quotation, do not
+// take its place; teasers beside a short card marked as an article stay)
+#[test]
+fn the_page_s_one_article_is_read_not_the_related_posts_beside_it() {
+    let related = |n: usize| {
+        format!(
+            "<div class=\"related\"><h3>Related posts</h3>{}</div>",
+            short_blocks("card", n, true)
+        )
+    };
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"wrap\"><div class=\"title\"><h1>Ferry back</h1></div>\
+             <article>{POST_IN_HEADINGS}</article>{}</div>",
+            related(4)
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island ran again"), "{md}");
+    assert!(!md.contains("Another story number"), "{md}");
+    // An article of one line, under two or three sentences: no reading of
+    // the page; the cards stay.
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"wrap\"><div class=\"title\"><h1>Ferry back</h1></div>\
+             <article><h2>The ferry ran again this morning.</h2></article>{}</div>",
+            related(4)
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("Another story number"), "{md}");
+}
