@@ -20,7 +20,8 @@
 //!    which is the page's text one click away), and blocks whose class or
 //!    id names
 //!    boilerplate (share bars, cookie banners, related links, comment
-//!    sections) unless they hold much of the page's text; a comment
+//!    sections, a product's reviews) unless they hold much of the page's
+//!    text; a comment
 //!    section goes however long, when the page has prose of its own
 //!    before it and a sixteenth of the thread's text, or text before it
 //!    that outweighs the thread; on a page of prose, image captions and

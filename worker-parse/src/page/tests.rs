@@ -860,6 +860,29 @@ fn prose(n: usize, word: &str) -> String {
         .join(" ")
 }
 
+// Verifies: REQ-PAGE-002 (a product's customer reviews are its readers'
+// comments: they go, however long, and a page of reviews alone is read)
+#[test]
+fn a_product_s_customer_reviews_are_left_out_like_comments() {
+    let product = |reviews: &str| {
+        format!(
+            "<body><div class=product><h1>Harbour blend</h1><p>{}</p>\
+             <div id=product-reviews>{reviews}</div></div></body>",
+            prose(7, "Blend"),
+        )
+    };
+    // Reviews of many times the description's text.
+    let md = markdown(&product(&comments(12, 8)));
+    assert!(md.contains("Blend sentence number 6"), "{md}");
+    assert!(!md.contains("Reader"), "{md}");
+    // Reviews and no description: they are the content.
+    let md = markdown(&format!(
+        "<body><h1>Harbour blend</h1><div class=reviews>{}</div></body>",
+        comments(5, 4)
+    ));
+    assert!(md.contains("Reader sentence number 3"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {

@@ -38,6 +38,8 @@ fn boilerplate_word(w: &str) -> bool {
             | "skip-link"
             | "pagination"
             | "comments"
+            // A product's customers' reviews, its readers' comments.
+            | "reviews"
             | "disqus"
             | "respond"
             | "pager"
@@ -130,7 +132,9 @@ impl Words {
                 || boilerplate_word(token)
                 || token.split(['-', '_']).any(boilerplate_word)
                 || camel_boilerplate(written);
-            comments = comments || token.starts_with("comments");
+            comments = comments
+                || token.starts_with("comments")
+                || token.split(['-', '_']).any(|w| w == "reviews");
             hiding_word = hiding_word || hides_word(token) || desktop_hides_word(token);
         }
         let boilerplate = boilerplate || BOILERPLATE_AFFIXES.iter().any(|w| has(&v, w));
