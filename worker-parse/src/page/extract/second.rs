@@ -36,6 +36,7 @@
 //! three sentences in any block. A page that sets one article among
 //! others (a feed, teaser cards) marks none as the one.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use html5ever::local_name;
@@ -134,15 +135,17 @@ pub(super) fn second_opinion(
     if let Some(article) = marked_article(dom, marks.outermost, first, weight) {
         return descend(dom, article, true, weight, skip);
     }
-    let series = series_of(dom, order, first, weight, skip);
-    let takes_place = series.is_some() || is_link_block(weight[first]);
+    // Whether `first` is a series, looked at once and only where asked.
+    let looked = OnceCell::new();
+    let series = || *looked.get_or_init(|| series_of(dom, order, first, weight, skip));
+    let takes_place = || series().is_some() || is_link_block(weight[first]);
     // The page's one article, where the descent went beside it into the
     // shape of what takes a text's place, is the text, however it sets
     // it (a short post in headings and quotes, not paragraphs).
     if let Some(article) = marks.outermost
-        && takes_place
         && !overlaps(dom, first, article)
         && weight[article].plain() >= ARTICLE_TEXT_MIN
+        && takes_place()
     {
         return descend(dom, article, weight[article].is_prose(), weight, skip);
     }
@@ -161,10 +164,10 @@ pub(super) fn second_opinion(
     // over, in paragraphs or in text, is the text set as a series of steps
     // or entries, the heading's block its introduction; a thread (its
     // items dated) or links lose to the heading however long they are.
-    let outweighs = series == Some(false)
+    let outweighs = series() == Some(false)
         && (u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para)
             || u64::from(weight[first].plain()) > OUTWEIGHS * u64::from(weight[second].plain()));
-    if takes_place && !outweighs {
+    if takes_place() && !outweighs {
         second
     } else {
         first
