@@ -67,7 +67,9 @@
 //!    article's header, an introduction in a block of its own): the
 //!    nearest block with text before the root, or before the block the
 //!    root opens (past a box of links set between them), when it is
-//!    short, mostly paragraph text, and not repeated by the body.
+//!    short, mostly paragraph text or sentences outside paragraphs (a
+//!    heading under the title; no author's photo, no byline's time), and
+//!    not repeated by the body.
 //! 4. **Pruning** inside the root: small link-heavy blocks (a tag cloud, a
 //!    "read more" row) and, on prose pages, link-heavy blocks without a
 //!    paragraph; not on a listing, whose items are links, nor a list that
@@ -204,6 +206,19 @@ pub(crate) fn is_consent_block(e: &Element) -> bool {
     .iter()
     .filter_map(|a| e.attr(a))
     .any(names::names_consent))
+}
+
+/// Whether an element named one of `names` is below a node (or is it),
+/// left out or not.
+fn holds_any(dom: &Dom, id: NodeId, names: &[LocalName]) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if names.iter().any(|name| is(dom, n, name)) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
 }
 
 /// Whether `outer` is `inner` or one of its ancestors.

@@ -1240,7 +1240,7 @@ fn a_short_link_paragraph_inside_the_prose_is_kept() {
     assert!(!md.contains("Another story"), "{md}");
 }
 
-// Verifies: REQ-PAGE-002 (a lead set in the article's header is read with the body; a section before it, or a lead the body repeats, is not)
+// Verifies: REQ-PAGE-002 (a lead set in the article's header, in paragraphs or in sentences, is read with the body; a section before it, an author's box, a label, or a lead the body repeats, is not)
 #[test]
 fn the_lead_set_apart_from_the_body_is_read_with_it() {
     // `n` sentences in each of the body's four paragraphs.
@@ -1284,6 +1284,21 @@ fn the_lead_set_apart_from_the_body_is_read_with_it() {
     let again = format!("<p>{}</p>", prose(4, "Body"));
     let md = markdown(&page(&again, 4));
     assert_eq!(md.matches("Body sentence number 0").count(), 1, "{md}");
+
+    // A lead set in sentences outside paragraphs (a heading under the
+    // title) is read too; an author's box with their photo, or a label of
+    // a few words, is not a lead.
+    let deck = format!("<h2>{}</h2>", prose(2, "Deck"));
+    let md = markdown(&page(&deck, 4));
+    assert!(md.contains("Deck sentence number 1"), "{md}");
+    assert!(md.contains("Last sentence number 3"), "{md}");
+    let author = "<div class=writer><img src=/jane.jpg alt=\"\">Jane Reed writes about \
+                  the rivers of the north and the towns along them.</div>";
+    let md = markdown(&page(author, 4));
+    assert!(md.starts_with("Body sentence number 0"), "{md}");
+    let label = "<h2>From our river desk this week.</h2>";
+    let md = markdown(&page(label, 4));
+    assert!(md.starts_with("Body sentence number 0"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002 (a list of links that a sentence of the text introduces is the text's; one under a label is not)

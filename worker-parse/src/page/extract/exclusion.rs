@@ -10,7 +10,7 @@ use html5ever::{LocalName, local_name};
 
 use super::names::{Names, caption_name, hidden_until_loaded};
 use super::weights::{Weight, bare_text_block};
-use super::{Kind, below, is, kind, names_article_body};
+use super::{Kind, below, holds_any, is, kind, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 use crate::page::markdown::heading_level;
 
@@ -308,7 +308,8 @@ pub(super) fn drop_boilerplate<'a>(
                         | &local_name!("article")
                 )
             )
-            && (names.boilerplate(e) || (page_prose && caption_name(e) && !holds_image(dom, id)))
+            && (names.boilerplate(e)
+                || (page_prose && caption_name(e) && !holds_any(dom, id, &[local_name!("img")])))
             && (f64::from(weight[id].plain()) < BOILERPLATE_SHARE_MAX * body_plain
                 || (names.comments(e)
                     && !nested[id]
@@ -537,18 +538,6 @@ fn rest_is_text(before: &Before<'_>, dropped: &Dropped, id: NodeId, comments: We
 struct Dropped {
     prose: u32,
     plain: u32,
-}
-
-/// Whether an image is below a node.
-fn holds_image(dom: &Dom, id: NodeId) -> bool {
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if is(dom, n, &local_name!("img")) {
-            return true;
-        }
-        stack.extend(dom.children(n));
-    }
-    false
 }
 
 /// Whether an element (not its ancestors) is excluded by what it is;
