@@ -21,7 +21,8 @@
 //!    id names
 //!    boilerplate (share bars, cookie banners, related links, comment
 //!    sections, a product's reviews) unless they hold much of the page's
-//!    text; a comment
+//!    text and the rest of a page of prose does not hold twice their
+//!    prose (a sidebar of long teasers beside a short article); a comment
 //!    section goes however long, when the page has prose of its own
 //!    before it and a sixteenth of the thread's text, or text before it
 //!    that outweighs the thread; on a page of prose, image captions and

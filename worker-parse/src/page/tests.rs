@@ -987,6 +987,38 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
     assert!(md.contains("Reply sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a sidebar that holds much of the page's text is
+// still left out where the article beside it holds twice its prose)
+#[test]
+fn a_long_sidebar_beside_a_longer_article_is_left_out() {
+    let teasers: String = (0..5)
+        .map(|i| {
+            format!(
+                "<li><a href=/p/{i}>Earlier post {i}</a><p>{}</p>\
+                 <div class=meta>Filed under harbour news, ferries and the coast</div></li>",
+                prose(2, "Teaser")
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><div class=wrap><div class=post><p>{}</p><p>{}</p><p>{}</p><p>{}</p></div>\
+         <div id=sidebar><h3>Recent posts</h3><ul>{teasers}</ul></div></div></body>",
+        prose(5, "Story"),
+        prose(5, "Next"),
+        prose(6, "More"),
+        prose(6, "Last"),
+    );
+    // The article holds 69 % of the paragraphs (the descent asks 70 %),
+    // twice the sidebar's; the sidebar, 37 % of the page's text.
+    let md = markdown(&page);
+    assert!(md.contains("Story sentence number 0"), "{md}");
+    assert!(md.contains("Last sentence number 5"), "{md}");
+    assert!(
+        !md.contains("Teaser") && !md.contains("Earlier post"),
+        "{md}"
+    );
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn text_set_between_line_breaks_is_prose() {
