@@ -82,11 +82,11 @@
 //!    one at a time.
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.967 on articles,
-//! 0.783 on mixed pages, 0.868 on WCXB's development pages (trafilatura
-//! 0.954, 0.728 and 0.827 in the same run), and 0.924 on a third corpus
+//! 0.785 on mixed pages, 0.870 on WCXB's development pages (trafilatura
+//! 0.954, 0.728 and 0.827 in the same run), and 0.925 on a third corpus
 //! no rule was chosen with (trafilatura 0.926; its truth, Readability's
 //! own output, keeps a repeated section twice, which pass 4 reads once).
-//! On trafilatura's own evaluation pages, passage F1 0.914 (trafilatura,
+//! On trafilatura's own evaluation pages, passage F1 0.918 (trafilatura,
 //! whose rules were chosen there, 0.920). The constants of each pass's
 //! module were chosen on the development sets (WCXB's, the articles',
 //! trafilatura's evaluation pages).
