@@ -543,7 +543,6 @@ fn rest_is_text(before: &Before<'_>, dropped: &Dropped, id: NodeId, comments: We
                 && text.saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()))
 }
 
-/// Paragraph text and text outside links of the blocks
 /// Whether the rest of the page (`body`) outweighs a block in it: twice its
 /// prose ([`BOILERPLATE_REST_RATIO`]) and more text outside links.
 fn outweighed(body: Weight, block: Weight) -> bool {
@@ -551,6 +550,7 @@ fn outweighed(body: Weight, block: Weight) -> bool {
         && body.plain().saturating_sub(block.plain()) >= block.plain()
 }
 
+/// Paragraph text and text outside links of the blocks
 /// [`drop_boilerplate`] dropped so far.
 #[derive(Default)]
 struct Dropped {

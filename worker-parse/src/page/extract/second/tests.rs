@@ -469,7 +469,7 @@ const POST_IN_HEADINGS: &str = "<p><em>Back on the water:</em></p><blockquote>\
 fn the_page_s_one_article_is_read_not_the_related_posts_beside_it() {
     let related = |n: usize| {
         format!(
-            "<div class=\"related\"><h3>Related posts</h3>{}</div>",
+            "<div class=\"more\"><h3>More from the harbour</h3>{}</div>",
             short_blocks("card", n, true)
         )
     };
