@@ -988,7 +988,8 @@ fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
 }
 
 // Verifies: REQ-PAGE-002 (a sidebar that holds much of the page's text is
-// still left out where the article beside it holds twice its prose)
+// still left out where the article beside it holds twice its prose; a page
+// with no prose outside such a block keeps it)
 #[test]
 fn a_long_sidebar_beside_a_longer_article_is_left_out() {
     let teasers: String = (0..5)
@@ -1017,6 +1018,12 @@ fn a_long_sidebar_beside_a_longer_article_is_left_out() {
         !md.contains("Teaser") && !md.contains("Earlier post"),
         "{md}"
     );
+    // A page whose only text is a block of links named as boilerplate has
+    // no rest to outweigh it: the links are what it has.
+    let md = markdown(
+        "<body><div class=navbar><a href=/t>Timetable</a> <a href=/f>Fares</a></div></body>",
+    );
+    assert!(md.contains("Timetable"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002

@@ -543,10 +543,13 @@ fn rest_is_text(before: &Before<'_>, dropped: &Dropped, id: NodeId, comments: We
                 && text.saturating_mul(COMMENTS_REST_RATIO) >= comments.plain()))
 }
 
-/// Whether the rest of the page (`body`) outweighs a block in it: twice its
-/// prose ([`BOILERPLATE_REST_RATIO`]) and more text outside links.
+/// Whether the rest of the page (`body`) outweighs a block in it: prose,
+/// twice the block's ([`BOILERPLATE_REST_RATIO`]), and more text outside
+/// links. A page with no prose outside the block does not.
 fn outweighed(body: Weight, block: Weight) -> bool {
-    body.para.saturating_sub(block.para) >= BOILERPLATE_REST_RATIO.saturating_mul(block.para)
+    let rest_prose = body.para.saturating_sub(block.para);
+    rest_prose > 0
+        && rest_prose >= BOILERPLATE_REST_RATIO.saturating_mul(block.para)
         && body.plain().saturating_sub(block.plain()) >= block.plain()
 }
 
