@@ -281,11 +281,7 @@ fn collapsed_text(
         if let Data::Text(t) = &dom.nodes[n].data {
             words.extend(t.split_whitespace());
         }
-        let mut child = dom.nodes[n].last_child;
-        while let Some(c) = child {
-            stack.push(c);
-            child = dom.nodes[c].prev;
-        }
+        stack.extend(dom.children_last_first(n));
     }
     Some(words.join(" "))
 }

@@ -51,19 +51,11 @@ pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>)
                     Data::Element(e) => {
                         if r.enter(id, e) {
                             stack.push(Step::Exit(id));
-                            let mut child = dom.nodes[id].last_child;
-                            while let Some(c) = child {
-                                stack.push(Step::Enter(c));
-                                child = dom.nodes[c].prev;
-                            }
+                            stack.extend(dom.children_last_first(id).map(Step::Enter));
                         }
                     }
                     Data::Document => {
-                        let mut child = dom.nodes[id].last_child;
-                        while let Some(c) = child {
-                            stack.push(Step::Enter(c));
-                            child = dom.nodes[c].prev;
-                        }
+                        stack.extend(dom.children_last_first(id).map(Step::Enter));
                     }
                     Data::Other => {}
                 }
@@ -548,11 +540,7 @@ impl Renderer<'_> {
                     if lang.is_none() {
                         lang = language(el);
                     }
-                    let mut child = self.dom.nodes[n].last_child;
-                    while let Some(c) = child {
-                        stack.push(c);
-                        child = self.dom.nodes[c].prev;
-                    }
+                    stack.extend(self.dom.children_last_first(n));
                 }
                 _ => {}
             }
@@ -610,11 +598,7 @@ impl Renderer<'_> {
                     }
                 }
                 _ => {
-                    let mut child = self.dom.nodes[n].last_child;
-                    while let Some(c) = child {
-                        stack.push(c);
-                        child = self.dom.nodes[c].prev;
-                    }
+                    stack.extend(self.dom.children_last_first(n));
                 }
             }
         }
@@ -669,11 +653,7 @@ impl Renderer<'_> {
                         }
                         _ => {}
                     }
-                    let mut child = self.dom.nodes[n].last_child;
-                    while let Some(c) = child {
-                        stack.push((c, false));
-                        child = self.dom.nodes[c].prev;
-                    }
+                    stack.extend(self.dom.children_last_first(n).map(|c| (c, false)));
                 }
                 _ => {}
             }

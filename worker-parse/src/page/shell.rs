@@ -91,11 +91,10 @@ fn census(dom: &Dom) -> Census {
             }
             _ => {}
         }
-        let mut child = dom.nodes[id].last_child;
-        while let Some(ch) = child {
-            stack.push((ch, scripted, noscript, consent));
-            child = dom.nodes[ch].prev;
-        }
+        stack.extend(
+            dom.children_last_first(id)
+                .map(|ch| (ch, scripted, noscript, consent)),
+        );
     }
     c
 }

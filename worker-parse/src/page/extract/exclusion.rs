@@ -132,11 +132,7 @@ pub(super) fn exclude<'a>(
             reveal.note(e);
         }
         // Children pushed in reverse so they pop in document order.
-        let mut child = node.last_child;
-        while let Some(c) = child {
-            stack.push(c);
-            child = dom.nodes[c].prev;
-        }
+        stack.extend(dom.children_last_first(id));
     }
     (order, skip)
 }

@@ -377,11 +377,7 @@ fn carries_time(dom: &Dom, id: NodeId) -> bool {
             Data::Element(e) if e.html_name() == Some(&local_name!("time")) => return true,
             _ => {}
         }
-        let mut child = dom.nodes[n].last_child;
-        while let Some(c) = child {
-            stack.push(c);
-            child = dom.nodes[c].prev;
-        }
+        stack.extend(dom.children_last_first(n));
     }
     false
 }
