@@ -279,28 +279,32 @@ fn in_sentences(dom: &Dom, id: NodeId, w: Weight, skip: &[bool]) -> bool {
 }
 
 /// Whether `root`'s text holds each of `lead`'s `<p>` paragraphs word for
-/// word (and it has one).
+/// word (and it has one). The root's text is read only for a lead that
+/// has a paragraph to look for.
 fn repeats(dom: &Dom, root: NodeId, lead: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
-    let mut budget = usize::MAX;
-    let Some(text) = collapsed_text(dom, root, Some(skip), &mut budget) else {
-        return false;
-    };
+    let mut paragraphs = Vec::new();
     let mut stack = vec![lead];
-    let mut read = false;
     while let Some(n) = stack.pop() {
         if skip[n] {
             continue;
         }
         if weight[n].para > 0 && is(dom, n, &local_name!("p")) {
-            if !text.contains(&text_of(dom, n)) {
-                return false;
-            }
-            read = true;
+            paragraphs.push(n);
         } else {
             stack.extend(dom.children(n));
         }
     }
-    read
+    if paragraphs.is_empty() {
+        return false;
+    }
+    // The tree has fewer nodes than this: the walk never runs out.
+    let mut unbounded = usize::MAX;
+    let Some(text) = collapsed_text(dom, root, Some(skip), &mut unbounded) else {
+        return false;
+    };
+    paragraphs
+        .into_iter()
+        .all(|p| text.contains(&text_of(dom, p)))
 }
 
 /// Paragraph text in a node's own paragraphs: its `<p>` and `<pre>`
