@@ -25,7 +25,9 @@
 //!    prose (a sidebar of long teasers beside a short article); a comment
 //!    section goes however long, when the page has prose of its own
 //!    before it and a sixteenth of the thread's text, or text before it
-//!    that outweighs the thread; on a page of prose, image captions and
+//!    that outweighs the thread (a product's reviews, text before or
+//!    after them: a shop may set its description below its reviews); on
+//!    a page of prose, image captions and
 //!    credit lines (the image contributes its alternative text instead).
 //!    By structure alone, a series of short dated items after an
 //!    article's text (readers' comments, "more stories" teasers) goes too,

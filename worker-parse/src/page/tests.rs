@@ -883,6 +883,35 @@ fn a_product_s_customer_reviews_are_left_out_like_comments() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a product's reviews go where its description
+// follows them: the page's own text is weighed before and after them)
+#[test]
+fn a_product_s_reviews_go_where_its_description_follows_them() {
+    // A name and a price, the reviews, then the description.
+    let md = markdown(&format!(
+        "<body><div class=product><h1>Harbour blend</h1><p>Price 12.90</p>\
+         <div id=product-reviews>{}</div>\
+         <div class=details><p>{}</p><p>{}</p></div></div></body>",
+        comments(12, 8),
+        prose(4, "Blend"),
+        prose(4, "Origin"),
+    ));
+    assert!(md.contains("Blend sentence number 3"), "{md}");
+    assert!(md.contains("Origin sentence number 3"), "{md}");
+    assert!(!md.contains("Reader"), "{md}");
+    // Readers' comments are still weighed against what precedes them
+    // alone: a thread's opening line and its replies, a sidebar after.
+    let md = markdown(&format!(
+        "<body><div class=thread><h1>Which grinder?</h1><p>Price 12.90</p>\
+         <div id=comments>{}</div>\
+         <div class=details><p>{}</p><p>{}</p></div></div></body>",
+        comments(12, 8),
+        prose(4, "Blend"),
+        prose(4, "Origin"),
+    ));
+    assert!(md.contains("Reader sentence number 3"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {

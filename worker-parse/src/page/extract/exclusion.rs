@@ -320,7 +320,13 @@ pub(super) fn drop_boilerplate<'a>(
                 || (page_prose && !names.comments(e) && outweighed(weight[body], weight[id]))
                 || (names.comments(e)
                     && !nested[id]
-                    && rest_is_text(before, &dropped, id, weight[id])))
+                    && rest_is_text(
+                        before,
+                        &dropped,
+                        id,
+                        weight[id],
+                        names.reviews(e).then_some(weight[body]),
+                    )))
         {
             mark_subtree(dom, id, skip);
             // All of it precedes the nodes still to come in document
@@ -530,9 +536,36 @@ fn furniture_role(e: &Element) -> bool {
 /// thread (a post set in blocks of text, with no paragraphs), or prose
 /// of its own and a sixteenth of the thread's text at least. A thread's
 /// replies outweigh its question's text; an article's comments need not.
-fn rest_is_text(before: &Before<'_>, dropped: &Dropped, id: NodeId, comments: Weight) -> bool {
-    let text = before.plain[id].saturating_sub(dropped.plain);
-    let prose = before.prose[id].saturating_sub(dropped.prose);
+///
+/// A product's customers' reviews (`page` given: the page's weight) are
+/// weighed against the rest of the page, before and after them: a shop
+/// sets the product's description below its reviews as often as above.
+/// Measured: on trafilatura's evaluation pages one product page from none
+/// of its passages to one (its description read, not its reviews); no
+/// page of WCXB's changed; the article set and the third corpus unchanged.
+/// Weighing readers' comments that way too cost WCXB 0.0008 (a thread's
+/// sidebars after it).
+fn rest_is_text(
+    before: &Before<'_>,
+    dropped: &Dropped,
+    id: NodeId,
+    comments: Weight,
+    page: Option<Weight>,
+) -> bool {
+    let (text, prose) = match page {
+        Some(page) => (
+            page.plain()
+                .saturating_sub(dropped.plain)
+                .saturating_sub(comments.plain()),
+            page.para
+                .saturating_sub(dropped.prose)
+                .saturating_sub(comments.para),
+        ),
+        None => (
+            before.plain[id].saturating_sub(dropped.plain),
+            before.prose[id].saturating_sub(dropped.prose),
+        ),
+    };
     text >= COMMENTS_REST_MIN
         && (text >= comments.plain()
             || (prose >= COMMENTS_REST_MIN

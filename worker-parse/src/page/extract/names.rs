@@ -95,6 +95,8 @@ struct Words {
     /// A comment section's name (a subset of the boilerplate words, and
     /// the containers named after them).
     comments: bool,
+    /// Of those, a product's customers' reviews.
+    reviews: bool,
     /// As a class: one that hides the block ([`hiding_class`]).
     hides: bool,
 }
@@ -106,6 +108,7 @@ impl Words {
             | u8::from(self.content) << 1
             | u8::from(self.comments) << 2
             | u8::from(self.hides) << 3
+            | u8::from(self.reviews) << 5
     }
 
     fn from_bits(bits: u8) -> Self {
@@ -114,6 +117,7 @@ impl Words {
             content: bits & 2 != 0,
             comments: bits & 4 != 0,
             hides: bits & 8 != 0,
+            reviews: bits & 0x20 != 0,
         }
     }
 
@@ -126,15 +130,15 @@ impl Words {
         // others in one pass over the tokens.
         let mut boilerplate = false;
         let mut comments = false;
+        let mut reviews = false;
         let mut hiding_word = false;
         for (token, written) in v.split_whitespace().zip(value.split_whitespace()) {
             boilerplate = boilerplate
                 || boilerplate_word(token)
                 || token.split(['-', '_']).any(boilerplate_word)
                 || camel_boilerplate(written);
-            comments = comments
-                || token.starts_with("comments")
-                || token.split(['-', '_']).any(|w| w == "reviews");
+            reviews = reviews || token.split(['-', '_']).any(|w| w == "reviews");
+            comments = comments || reviews || token.starts_with("comments");
             hiding_word = hiding_word || hides_word(token) || desktop_hides_word(token);
         }
         let boilerplate = boilerplate || BOILERPLATE_AFFIXES.iter().any(|w| has(&v, w));
@@ -143,6 +147,7 @@ impl Words {
             boilerplate,
             content: false,
             comments,
+            reviews,
             hides: hiding_word && hiding_class(&v),
         }
     }
@@ -209,6 +214,7 @@ impl<'a> Names<'a> {
                 let w = self.words(v);
                 all.boilerplate |= w.boilerplate;
                 all.comments |= w.comments;
+                all.reviews |= w.reviews;
                 if a == local_name!("class") {
                     all.hides = w.hides;
                 }
@@ -233,6 +239,12 @@ impl<'a> Names<'a> {
     /// Whether a class or id names a comment section.
     pub(super) fn comments(&mut self, e: &'a Element) -> bool {
         self.of(e).comments
+    }
+
+    /// Whether a class or id names a product's customers' reviews (a
+    /// comment section too).
+    pub(super) fn reviews(&mut self, e: &'a Element) -> bool {
+        self.of(e).reviews
     }
 
     /// Whether the class hides the element.
