@@ -27,8 +27,8 @@
 //!    before it and a sixteenth of the thread's text, or text before it
 //!    that outweighs the thread (a product's reviews, text before or
 //!    after them: a shop may set its description below its reviews); on
-//!    a page of prose, image captions and
-//!    credit lines (the image contributes its alternative text instead).
+//!    a page of prose, image captions and credit lines (the image
+//!    contributes its alternative text instead).
 //!    By structure alone, a series of short dated items after an
 //!    article's text (readers' comments, "more stories" teasers) goes too,
 //!    unless its items carry headings of their own text (a live report's
