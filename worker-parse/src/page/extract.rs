@@ -18,14 +18,13 @@
 //!    `<noscript>`, comments; not a collapsed tab or accordion panel that
 //!    a control the reader sees opens, or the part that wraps it alone,
 //!    which is the page's text one click away), and blocks whose class or
-//!    id names
-//!    boilerplate (share bars, cookie banners, related links, comment
-//!    sections, a product's reviews) unless they hold much of the page's
-//!    text and the rest of a page of prose does not hold twice their
-//!    prose (a sidebar of long teasers beside a short article); a comment
-//!    section goes however long, when the page has prose of its own
-//!    before it and a sixteenth of the thread's text, or text before it
-//!    that outweighs the thread (a product's reviews, text before or
+//!    id names boilerplate (share bars, cookie banners, related links,
+//!    comment sections, a product's reviews) unless they hold much of the
+//!    page's text and the rest of a page of prose does not hold twice
+//!    their prose (a sidebar of long teasers beside a short article); a
+//!    comment section goes however long, when the page has prose of its
+//!    own before it and a sixteenth of the thread's text, or text before
+//!    it that outweighs the thread (a product's reviews, text before or
 //!    after them: a shop may set its description below its reviews); on
 //!    a page of prose, image captions and credit lines (the image
 //!    contributes its alternative text instead).

@@ -84,6 +84,9 @@ pub(crate) fn names_consent(value: &str) -> bool {
 /// in a token.
 const BOILERPLATE_AFFIXES: &[&str] = &["nav-", "-nav"];
 
+/// The bit that marks an element's [`Words`] as worked out.
+const WORKED_OUT: u8 = 0x80;
+
 /// What the words of a class or id value say about its block.
 #[derive(Debug, Clone, Copy, Default)]
 struct Words {
@@ -102,13 +105,15 @@ struct Words {
 }
 
 impl Words {
-    /// The words as the non-zero bits an element keeps them in.
+    /// The words as the non-zero bits an element keeps them in: one bit
+    /// each, and [`WORKED_OUT`] so that no words is not 0.
     fn bits(self) -> u8 {
-        0x10 | u8::from(self.boilerplate)
+        WORKED_OUT
+            | u8::from(self.boilerplate)
             | u8::from(self.content) << 1
             | u8::from(self.comments) << 2
             | u8::from(self.hides) << 3
-            | u8::from(self.reviews) << 5
+            | u8::from(self.reviews) << 4
     }
 
     fn from_bits(bits: u8) -> Self {
@@ -117,7 +122,7 @@ impl Words {
             content: bits & 2 != 0,
             comments: bits & 4 != 0,
             hides: bits & 8 != 0,
-            reviews: bits & 0x20 != 0,
+            reviews: bits & 0x10 != 0,
         }
     }
 
