@@ -912,6 +912,44 @@ fn a_product_s_reviews_go_where_its_description_follows_them() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a sign-up box set in an article's text is
+// not the article; a page's opening box with its form is its text)
+#[test]
+fn a_sign_up_box_after_an_article_s_text_is_left_out() {
+    let sign_up = "<section><div>Deals</div><div>Be the first to know!</div>\
+         <form><input type=email placeholder=Address><button>Sign me up</button></form>\
+         <div>By signing up you agree to receive messages twice a day.</div></section>";
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><p>{}</p>{sign_up}<p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Story sentence number 3"), "{md}");
+    assert!(md.contains("Later sentence number 3"), "{md}");
+    assert!(
+        !md.contains("first to know") && !md.contains("agree"),
+        "{md}"
+    );
+    // The same box where the page opens, before any text: the page's
+    // offer, which the text after it explains.
+    let md = markdown(&format!(
+        "<body><div class=story>{sign_up}<p>{}</p><p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("first to know"), "{md}");
+    // A box whose form asks for no text (a button alone) stays.
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><p>{}</p>{}<p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Story"),
+        sign_up.replace("<input type=email placeholder=Address>", ""),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("first to know"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn an_article_s_comment_section_is_left_out_but_a_thread_is_read() {
