@@ -8,35 +8,35 @@
 //! bounds, and renders Markdown we could not shape to the contract. The
 //! method here, in passes over our bounded DOM, all iterative:
 //!
-//! 1. **Exclusion**: elements that are never content (scripts, styles,
-//!    form controls, navigation, the page's header, footers, sidebars;
-//!    a header inside an article or a section is that piece's, and one
-//!    left open that holds the page's `<main>` is no furniture, nor, in
-//!    the lenient read, one that holds the page's one article), hidden or
-//!    non-rendered ones (`hidden`, `aria-hidden`, inline `display:none` /
-//!    `visibility:hidden`, CSS frameworks' hiding classes, `<template>`,
-//!    `<noscript>`, comments; not a collapsed tab or accordion panel that
-//!    a control the reader sees opens, or the part that wraps it alone,
-//!    which is the page's text one click away), and blocks whose class or
-//!    id names boilerplate (share bars, cookie banners, related links,
+//! 1. **Exclusion**: elements that are never content (scripts, styles, form
+//!    controls, a video's or an audio's fallback text, navigation, the page's
+//!    header, footers, sidebars; a header inside an article or a section is
+//!    that piece's, and one left open that holds the page's `<main>` is no
+//!    furniture, nor, in the lenient read, one that holds the page's one
+//!    article), hidden or non-rendered ones (`hidden`, `aria-hidden`, inline
+//!    `display:none` / `visibility:hidden`, CSS frameworks' hiding classes,
+//!    `<template>`, `<noscript>`, comments; not a collapsed tab or accordion
+//!    panel that a control the reader sees opens, or the part that wraps it
+//!    alone, which is the page's text one click away), and blocks whose class
+//!    or id names boilerplate (share bars, cookie banners, related links,
 //!    comment sections, a product's reviews) unless they hold much of the
-//!    page's text and the rest of a page of prose does not hold twice
-//!    their prose (a sidebar of long teasers beside a short article); a
-//!    comment section goes however long, when the page has prose of its
-//!    own before it and a sixteenth of the thread's text, or text before
-//!    it that outweighs the thread (a product's reviews, text before or
-//!    after them: a shop may set its description below its reviews); on
-//!    a page of prose, image captions and credit lines (the image
-//!    contributes its alternative text instead).
+//!    page's text and the rest of a page of prose does not hold twice their
+//!    prose (a sidebar of long teasers beside a short article); a comment
+//!    section goes however long, when the page has prose of its own before it
+//!    and a sixteenth of the thread's text, or text before it that outweighs
+//!    the thread (a product's reviews, text before or after them: a shop may
+//!    set its description below its reviews); on a page of prose, image
+//!    captions and credit lines (the image contributes its alternative text
+//!    instead).
 //!    By structure alone, a series of short dated items after an
 //!    article's text (readers' comments, "more stories" teasers) goes too,
 //!    unless its items carry headings of their own text (a live report's
 //!    entries). Neither goes where its text is set in blocks of the kind
 //!    that set a paragraph before it: a forum's replies, set like its
 //!    opening post, are its content.
-//!    So does the box around a form that asks the reader to type (a
-//!    newsletter's sign-up and its terms) set after a text of prose, where
-//!    it holds little text beside the form.
+//!    By structure too, the box around a form that asks the reader to
+//!    type (a newsletter's sign-up and its terms), set after a text of
+//!    prose, goes where it holds little text beside the form.
 //! 2. **Weights**: each element's characters of text outside links, inside
 //!    links, and in paragraphs of some length (prose): `<p>`, `<pre>`,
 //!    and long runs of text set straight in a block between `<br>`s,

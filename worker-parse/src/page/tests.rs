@@ -912,6 +912,23 @@ fn a_product_s_reviews_go_where_its_description_follows_them() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (what a video holds besides its sources is for
+// a browser that cannot play it, not the page's text)
+#[test]
+fn a_video_s_fallback_text_is_not_read() {
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p>\
+         <video controls><source src=a.mp4 type=video/mp4>\
+         <p>Your browser does not support the video tag.</p></video>\
+         <audio><source src=a.ogg><p>Download the recording instead.</p></audio>\
+         <p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Later sentence number 3"), "{md}");
+    assert!(!md.contains("browser") && !md.contains("recording"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a sign-up box set in an article's text is
 // not the article; a page's opening box with its form is its text)
 #[test]

@@ -434,6 +434,11 @@ fn never_content(name: &LocalName) -> bool {
             | local_name!("svg")
             | local_name!("math")
             | local_name!("canvas")
+            // What a `<video>` or an `<audio>` holds besides its sources is
+            // for a browser that plays neither ("your browser does not
+            // support the video tag").
+            | local_name!("video")
+            | local_name!("audio")
             | local_name!("button")
             | local_name!("input")
             | local_name!("select")
