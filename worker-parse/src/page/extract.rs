@@ -65,8 +65,8 @@
 //!    around it, from the widest block around it that does not hold the
 //!    descent's root): where the two readings do not overlap and the
 //!    descent's root is a series of short blocks (or dated ones, a
-//!    thread) or mostly links (a teaser row that outweighed a short
-//!    text), the heading's wins.
+//!    thread), mostly links (a teaser row that outweighed a short text)
+//!    or without a paragraph (a column of widgets), the heading's wins.
 //!    On a page of prose, the root then takes in the text's **lead**
 //!    where the page sets it apart from the body (a standfirst in the
 //!    article's header, an introduction in a block of its own): the

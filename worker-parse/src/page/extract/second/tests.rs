@@ -185,6 +185,34 @@ fn a_short_text_is_returned_not_the_teasers_beside_it() {
     assert!(!md.contains("Another story number"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a column with no paragraph at all, longer than
+// a short post, does not take the post's place: a blog's widgets beside a
+// post of two paragraphs)
+#[test]
+fn a_short_post_is_returned_not_the_widgets_beside_it() {
+    let notices: String = (0..12)
+        .map(|i| {
+            format!(
+                "<li><b>Notice {i}</b>: the archive plugin could not read its settings \
+                 in the theme's folder, and lists the older entries by month instead</li>"
+            )
+        })
+        .collect();
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div id=\"content\"><div class=\"entry\"><h2>Ferry back</h2><p>The ferry to \
+             the island ran again this morning after three days in harbour, to cheers from \
+             the quay.</p><p>The first crossing carried the doctor, the post, a crate of \
+             bread and two very relieved teachers back from the mainland.</p></div></div>\
+             <div id=\"extra\"><ul><li><h2>Notices</h2><ul>{notices}</ul></li></ul></div>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("The ferry to the island"), "{md}");
+    assert!(!md.contains("Notice 3"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (long sections after an introduction under the
 // heading are the text: the first reading stays)
 #[test]
