@@ -34,7 +34,8 @@
 //!    entries). Neither goes where its text is set in blocks of the kind
 //!    that set a paragraph before it: a forum's replies, set like its
 //!    opening post, are its content.
-//!    By structure too, the box around a form that asks the reader to
+//!    By structure too, a form that asks for a password (a sign-in) goes
+//!    wherever it is, and the box around a form that asks the reader to
 //!    type (a newsletter's sign-up and its terms), set after a text of
 //!    prose, goes where it holds little text beside the form.
 //! 2. **Weights**: each element's characters of text outside links, inside

@@ -912,6 +912,31 @@ fn a_product_s_reviews_go_where_its_description_follows_them() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a form that asks for a password signs the
+// reader in: never the page's text, wherever it is; a page set whole in
+// one form is still read)
+#[test]
+fn a_sign_in_form_is_left_out_wherever_it_is() {
+    let sign_in = "<form><h2>Sign in</h2><p>Enter the address you registered with and \
+         your password; after three wrong tries the account is locked for an hour.</p>\
+         <input type=email><input type=password><button>Sign in</button></form>";
+    let md = markdown(&format!(
+        "<body><div class=story>{sign_in}<p>{}</p><p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Later sentence number 3"), "{md}");
+    assert!(!md.contains("registered") && !md.contains("Sign in"), "{md}");
+    // A page whose one form holds all of it, a password field too.
+    let md = markdown(&format!(
+        "<body><form id=page><div class=story><p>{}</p><p>{}</p></div>\
+         <input type=text name=user><input type=password name=pass></form></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Later sentence number 3"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (what a video holds besides its sources is for
 // a browser that cannot play it, not the page's text)
 #[test]

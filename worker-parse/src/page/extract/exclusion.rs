@@ -733,18 +733,28 @@ fn hides<'a>(e: &'a Element, lenient: bool, names: &mut Names<'a>) -> bool {
 /// the form's box (a sign-up's invitation and its terms), not text.
 const FORM_BOX_TEXT_MAX: u32 = 600;
 
-/// Drops the boxes around forms that ask the reader to type something (a
-/// newsletter's sign-up, a comment's fields) set after a text of prose: the
-/// widest block around such a form that holds little text beside it (not
-/// the page's `<body>`, `<main>` or `<article>`, nor much of the page's
-/// text). What such a box says is an invitation to act, by structure and
-/// whatever its names. A box where the page opens, before its text, is
-/// the page's offer (a service's sign-up, a search for what it lists),
-/// which its truth keeps. Measured: WCXB's development pages 8 up, 1 down
-/// (a service's box after its opening text), +0.0003; trafilatura's
-/// evaluation pages four pages with a sign-up's text no longer read; from
-/// 150 characters of prose before the box instead, WCXB 11 up and 2
-/// down.
+/// Share of the page's text outside links a form that asks for a password
+/// may hold and still go: more, and it is the page's frame.
+const FORM_PAGE_SHARE: f64 = 0.5;
+
+/// Drops what forms ask the reader to type around. A form that asks for a
+/// password signs the reader in or up: it goes whole, wherever it is,
+/// unless it frames the page (a page set whole in one form, as some
+/// frameworks do) or holds half of the page's text. Measured: WCXB's
+/// development pages one page up (+0.04, a sign-up's pitch beside a
+/// service's text), no page of another set changed.
+///
+/// Any form that asks for text (a newsletter's sign-up, a comment's
+/// fields) set after a text of prose goes with its box: the widest block
+/// around it that holds little text beside it (not the page's `<body>`,
+/// `<main>` or `<article>`, nor much of the page's text). What such a box
+/// says is an invitation to act, by structure and whatever its names. A
+/// box where the page opens, before its text, is the page's offer (a
+/// service's sign-up, a search for what it lists), which its truth keeps.
+/// Measured: WCXB's development pages 8 up, 1 down (a service's box after
+/// its opening text), +0.0003; trafilatura's evaluation pages four pages
+/// with a sign-up's text no longer read; from 150 characters of prose
+/// before the box instead, WCXB 11 up and 2 down.
 pub(super) fn drop_form_boxes(
     dom: &Dom,
     order: &[NodeId],
@@ -760,7 +770,17 @@ pub(super) fn drop_form_boxes(
             && !dom.element(id).is_some_and(frames_page)
     };
     for &id in order {
-        if skip[id] || !is(dom, id, &local_name!("form")) || !asks_text(dom, id) || !small(id) {
+        if skip[id] || !is(dom, id, &local_name!("form")) {
+            continue;
+        }
+        let asks = Asks::of(dom, id);
+        if asks.password
+            && f64::from(weight[id].plain()) < FORM_PAGE_SHARE * body_plain
+            && !dom.element(id).is_some_and(frames_page)
+        {
+            mark_subtree(dom, id, skip);
+        }
+        if !(asks.text || asks.password) || !small(id) {
             continue;
         }
         let mut top = id;
@@ -773,30 +793,44 @@ pub(super) fn drop_form_boxes(
     }
 }
 
-/// Whether a form holds a field the reader types into: a `<textarea>`, or
-/// an `<input>` of text (no type, or text, an e-mail address, a telephone
-/// number, a search, a URL).
-fn asks_text(dom: &Dom, form: NodeId) -> bool {
-    let mut stack = vec![form];
-    while let Some(n) = stack.pop() {
-        if let Some(e) = dom.element(n) {
-            match e.html_name() {
-                Some(&local_name!("textarea")) => return true,
-                Some(&local_name!("input"))
-                    if e.attr(&local_name!("type")).is_none_or(|t| {
-                        ["text", "email", "tel", "search", "url"]
-                            .iter()
-                            .any(|k| t.trim().eq_ignore_ascii_case(k))
-                    }) =>
-                {
-                    return true;
+/// What a form asks the reader to type.
+#[derive(Default)]
+struct Asks {
+    /// Text: a `<textarea>`, or an `<input>` of no type, or of text, an
+    /// e-mail address, a telephone number, a search, a URL.
+    text: bool,
+    /// A password.
+    password: bool,
+}
+
+impl Asks {
+    fn of(dom: &Dom, form: NodeId) -> Self {
+        let mut asks = Self::default();
+        let mut stack = vec![form];
+        while let Some(n) = stack.pop() {
+            match dom
+                .element(n)
+                .map(|e| (e.html_name(), e.attr(&local_name!("type"))))
+            {
+                Some((Some(&local_name!("textarea")), _)) => asks.text = true,
+                Some((Some(&local_name!("input")), None)) => asks.text = true,
+                Some((Some(&local_name!("input")), Some(t))) => {
+                    let t = t.trim();
+                    if t.eq_ignore_ascii_case("password") {
+                        asks.password = true;
+                    } else if ["text", "email", "tel", "search", "url"]
+                        .iter()
+                        .any(|k| t.eq_ignore_ascii_case(k))
+                    {
+                        asks.text = true;
+                    }
                 }
                 _ => {}
             }
+            stack.extend(dom.children(n));
         }
-        stack.extend(dom.children(n));
+        asks
     }
-    false
 }
 
 /// Drops the series of dated items that follow an article's prose: a
