@@ -926,7 +926,10 @@ fn a_sign_in_form_is_left_out_wherever_it_is() {
         prose(4, "Later"),
     ));
     assert!(md.contains("Later sentence number 3"), "{md}");
-    assert!(!md.contains("registered") && !md.contains("Sign in"), "{md}");
+    assert!(
+        !md.contains("registered") && !md.contains("Sign in"),
+        "{md}"
+    );
     // A page whose one form holds all of it, a password field too.
     let md = markdown(&format!(
         "<body><form id=page><div class=story><p>{}</p><p>{}</p></div>\
