@@ -150,7 +150,7 @@ fn patterns_match(text: &str) -> bool {
     patterns_match_masked(text, &mask_reported_quotes(text))
 }
 
-/// [`patterns_match`] given `masked`, the text's
+/// Whether the patterns match `text`, given `masked`, the text's
 /// [`mask_reported_quotes`].
 fn patterns_match_masked(text: &str, masked: &str) -> bool {
     let plain = normalize(masked, false);

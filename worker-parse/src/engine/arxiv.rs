@@ -18,7 +18,7 @@
 //! The reader is quick-xml's pull parser over the (already bounded) body:
 //! no DTD, no external entities, only the five predefined entities and
 //! character references; each field keeps at most
-//! [`FIELD_READ_CHARS`](super::text::FIELD_READ_CHARS) characters.
+//! [`FIELD_READ_CHARS`] characters.
 
 use quick_xml::Reader;
 use quick_xml::escape::resolve_predefined_entity;

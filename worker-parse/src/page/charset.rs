@@ -49,7 +49,8 @@ pub(crate) fn choose(
     choose_checked(body, declared, html, host).0
 }
 
-/// [`choose`], with the body as text when it has no BOM and is valid UTF-8.
+/// The encoding [`decode`] uses, with the body as text when it has no BOM
+/// and is valid UTF-8.
 fn choose_checked<'a>(
     body: &'a [u8],
     declared: Option<&str>,
@@ -65,7 +66,8 @@ fn choose_checked<'a>(
     (enc, valid)
 }
 
-/// [`choose`] after the BOM, `utf8` saying whether the body is valid UTF-8.
+/// The encoding [`decode`] uses, after the BOM, `utf8` saying whether the
+/// body is valid UTF-8.
 fn choose_label(
     body: &[u8],
     declared: Option<&str>,
