@@ -2,8 +2,8 @@
 //! written once. The list makes [`EngineKind`], the enum the supervisor and
 //! worker-parse name an engine by; the supervisor's registry (its driver
 //! specifications) and worker-parse's dispatch to its parsers are made from
-//! the same list through [`engine_list!`], so neither can miss an engine
-//! and neither names one the other does not know.
+//! the same list through [`engine_list!`](crate::engine_list!), so neither
+//! can miss an engine and neither names one the other does not know.
 
 use serde::{Deserialize, Serialize};
 
