@@ -912,6 +912,38 @@ fn a_product_s_reviews_go_where_its_description_follows_them() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a heading left with nothing after it labels what
+// was left out under it; an item's title and a sentence set as a heading
+// are text)
+#[test]
+fn a_heading_that_ends_the_text_with_nothing_after_it_is_left_out() {
+    let links: String = (0..6)
+        .map(|i| format!("<li><a href=\"/more/{i}\">Another story number {i}</a></li>"))
+        .collect();
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><p>{}</p><h2>More stories</h2><ul>{links}</ul>\
+         </div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Later sentence number 3"), "{md}");
+    assert!(
+        !md.contains("Another story") && !md.contains("More stories"),
+        "{md}"
+    );
+    // Headings as the items of a list, and a sentence set as a heading,
+    // where the text ends.
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><p>{}</p><ul><li><h3>Organic cotton</h3></li>\
+         <li><h3>Hemp</h3></li></ul><h3>Every garment we make is sewn in the same \
+         workshop by the same small team of people</h3></div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Hemp"), "{md}");
+    assert!(md.contains("same small team"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a form that asks for a password signs the
 // reader in: never the page's text, wherever it is; a page set whole in
 // one form is still read)
@@ -1336,12 +1368,13 @@ fn bold_and_italic_are_marked_but_not_inside_code() {
     let md = markdown(
         "<body><p>A <strong>firm</strong> rule, an <em>aside</em>, <b>bold <i>and</i> more</b>, \
          <i class=\"icon\"></i>nothing marked for an empty icon, \
-         <code>x <b>y</b> *z*</code> stays code.</p><h2>A <em>heading</em></h2></body>",
+         <code>x <b>y</b> *z*</code> stays code.</p><h2>A <em>heading</em></h2>\
+         <p>Its text.</p></body>",
     );
     assert_eq!(
         md,
         "A **firm** rule, an *aside*, **bold *and* more**, nothing marked for an empty icon, \
-         `x y *z*` stays code.\n\n## A heading"
+         `x y *z*` stays code.\n\n## A heading\n\nIts text."
     );
     // Spaces and line breaks stay outside the markers.
     let md = markdown("<body><p>Say<b> it </b>now<br><em>\nnext</em> line</p></body>");

@@ -10,10 +10,11 @@ use std::collections::HashMap;
 
 use html5ever::local_name;
 
-use super::root::is_container;
+use super::root::{LEAD_WORDS_MIN, is_container};
 use super::weights::Weight;
 use super::{collapsed_text, is, text_of};
 use crate::page::dom::{Data, Dom, Element, NodeId};
+use crate::page::markdown::heading_level;
 
 /// Drops the small link-heavy blocks inside `root`: navigation of a kind,
 /// unless the root itself is mostly links (a listing of linked items).
@@ -312,4 +313,80 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
                     | local_name!("p")
             )
         })
+}
+
+/// Drops the headings that end the text with nothing after them: each
+/// labels what was left out below it (a "More articles" heading over the
+/// links pruned under it, "Share this" over a share bar). Only after some
+/// content (a text that is only a heading keeps it), and not a heading
+/// that is content itself: an item's title in a list or a table, or a
+/// sentence set as a heading ([`LEAD_WORDS_MIN`] words, as a lead set
+/// outside paragraphs needs). Text and images with alternative text
+/// count as content. Measured on pages of prose: trafilatura's evaluation
+/// pages 11 pages with a label no longer read, none worse (F1 0.9190 to
+/// 0.9206); WCXB's development pages 37 pages up and 30 down by at most
+/// 0.02 each (+0.0001); the article set +0.0002, the third corpus
+/// −0.0001. Without the two exceptions, WCXB 4 pages down (an item's
+/// list of headings, a sentence set as a heading); dropping every heading
+/// whose section is empty, not only those that end the text, 22 (a
+/// listing's product names set as headings).
+pub(super) fn drop_trailing_headings(dom: &Dom, root: NodeId, skip: &mut [bool]) {
+    // Per piece of content in document order, a heading that may label
+    // what follows it, or none for content.
+    let mut pieces: Vec<Option<NodeId>> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        match &dom.nodes[n].data {
+            Data::Text(t) if !t.trim().is_empty() => pieces.push(None),
+            Data::Element(e) if e.html_name().and_then(heading_level).is_some() => {
+                let content = in_item(dom, root, n)
+                    || text_of(dom, n).split_whitespace().count() >= LEAD_WORDS_MIN;
+                pieces.push((!content).then_some(n));
+            }
+            Data::Element(e) => {
+                if e.html_name() == Some(&local_name!("img"))
+                    && e.attr(&local_name!("alt"))
+                        .is_some_and(|a| !a.trim().is_empty())
+                {
+                    pieces.push(None);
+                }
+                stack.extend(dom.children_last_first(n));
+            }
+            _ => stack.extend(dom.children_last_first(n)),
+        }
+    }
+    let Some(last) = pieces.iter().rposition(Option::is_none) else {
+        return;
+    };
+    for &h in pieces[last + 1..].iter().flatten() {
+        skip[h] = true;
+    }
+}
+
+/// Whether a node is in a list item or a table cell below `root`.
+fn in_item(dom: &Dom, root: NodeId, id: NodeId) -> bool {
+    let mut at = dom.nodes[id].parent;
+    while let Some(a) = at.filter(|&a| a != root) {
+        if dom
+            .element(a)
+            .and_then(Element::html_name)
+            .is_some_and(|t| {
+                matches!(
+                    *t,
+                    local_name!("li")
+                        | local_name!("dt")
+                        | local_name!("dd")
+                        | local_name!("td")
+                        | local_name!("th")
+                )
+            })
+        {
+            return true;
+        }
+        at = dom.nodes[a].parent;
+    }
+    false
 }

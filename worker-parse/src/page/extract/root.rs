@@ -168,7 +168,7 @@ const LEAD_MAX: u32 = 2000;
 /// corpus (+0.0004). Without the check for an image or a time, WCXB 4
 /// up, 4 down (an author's box, a gallery's captions), and the article
 /// set and the third corpus lost 0.0003 and 0.0004.
-const LEAD_WORDS_MIN: usize = 12;
+pub(super) const LEAD_WORDS_MIN: usize = 12;
 
 /// Levels the lead is looked for above the root: a lead set in the
 /// article's header sits before the block that holds the body, or before
