@@ -85,8 +85,9 @@
 //!    word for word: the versions of a section a responsive page sets side
 //!    by side for screens of different sizes, which its style sheets show
 //!    one at a time.
-//!    On a page of prose, the headings that end the text with nothing
-//!    after them go last: each labels what was left out under it.
+//!    On a page of prose, the headings and the links alone in their block
+//!    that end the text with nothing after them go last: each labels what
+//!    was left out under it ("More stories", "back to the list").
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.967 on articles,
 //! 0.785 on mixed pages, 0.870 on WCXB's development pages (trafilatura
@@ -188,10 +189,10 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // whose text an earlier sibling's repeats (a responsive page's version
     // of a section for another screen) is read once.
     pruning::drop_repeated_siblings(dom, root, &weight, &mut skip);
-    // On a page of prose, a heading that ends the text labels what was
-    // left out under it.
+    // On a page of prose, a heading or a link alone that ends the text
+    // labels what was left out under it.
     if prose {
-        pruning::drop_trailing_headings(dom, root, &mut skip);
+        pruning::drop_trailing_labels(dom, root, &weight, &mut skip);
     }
     Extraction { root, skip, title }
 }

@@ -912,9 +912,9 @@ fn a_product_s_reviews_go_where_its_description_follows_them() {
     assert!(md.contains("Reader sentence number 3"), "{md}");
 }
 
-// Verifies: REQ-PAGE-002 (a heading left with nothing after it labels what
-// was left out under it; an item's title and a sentence set as a heading
-// are text)
+// Verifies: REQ-PAGE-002 (a heading or a link alone left with nothing
+// after it labels what was left out under it; an item's title, a sentence
+// set as a heading and a link in a sentence are text)
 #[test]
 fn a_heading_that_ends_the_text_with_nothing_after_it_is_left_out() {
     let links: String = (0..6)
@@ -922,11 +922,15 @@ fn a_heading_that_ends_the_text_with_nothing_after_it_is_left_out() {
         .collect();
     let md = markdown(&format!(
         "<body><div class=story><p>{}</p><p>{}</p><h2>More stories</h2><ul>{links}</ul>\
+         <p><a href=\"/list\">Back to the list</a></p>\
+         <p><a href=\"/photo.jpg\"><img src=\"/small.jpg\" alt=\"The quay at dawn\"></a></p>\
          </div></body>",
         prose(4, "Story"),
         prose(4, "Later"),
     ));
     assert!(md.contains("Later sentence number 3"), "{md}");
+    assert!(!md.contains("Back to the list"), "{md}");
+    assert!(!md.contains("quay at dawn"), "{md}");
     assert!(
         !md.contains("Another story") && !md.contains("More stories"),
         "{md}"
@@ -942,6 +946,13 @@ fn a_heading_that_ends_the_text_with_nothing_after_it_is_left_out() {
     ));
     assert!(md.contains("Hemp"), "{md}");
     assert!(md.contains("same small team"), "{md}");
+    // A link that ends a sentence is the sentence's.
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><p>The full report is on \
+         <a href=\"/report\">the council's site</a></p></div></body>",
+        prose(4, "Story"),
+    ));
+    assert!(md.contains("the council's site"), "{md}");
 }
 
 // Verifies: REQ-PAGE-002 (a form that asks for a password signs the

@@ -62,7 +62,7 @@ pub(super) fn bare_text_block(name: &LocalName) -> bool {
 }
 
 /// Elements that flow within a line of text.
-fn is_inline(name: &LocalName) -> bool {
+pub(super) fn is_inline(name: &LocalName) -> bool {
     matches!(
         *name,
         local_name!("a")
