@@ -339,48 +339,97 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
 /// than in its block (inline wrappers aside) cut the link off sentences
 /// that end with one.
 pub(super) fn drop_trailing_labels(dom: &Dom, root: NodeId, weight: &[Weight], skip: &mut [bool]) {
-    // Per piece of content in document order, a label (a heading, a link
-    // alone) that may stand for what follows it, or none for content.
-    let mut pieces: Vec<Option<NodeId>> = Vec::new();
+    // In document order: text, an image with alternative text, a heading,
+    // or a link alone in its block (whose text is not looked into). Only
+    // the labels at the end are weighed as labels.
+    enum Piece {
+        Content,
+        Heading(NodeId),
+        Link(NodeId),
+    }
+    let mut pieces = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if skip[n] {
             continue;
         }
+        if is_content(&dom.nodes[n].data) {
+            pieces.push(Piece::Content);
+            continue;
+        }
         match &dom.nodes[n].data {
-            Data::Text(t) if !t.trim().is_empty() => pieces.push(None),
             Data::Element(e) if e.html_name().and_then(heading_level).is_some() => {
-                let content = in_item(dom, root, n)
-                    || text_of(dom, n).split_whitespace().count() >= LEAD_WORDS_MIN;
-                pieces.push((!content).then_some(n));
+                pieces.push(Piece::Heading(n));
             }
             // A link that is its block's whole text: "back to the list".
             Data::Element(e)
                 if e.html_name() == Some(&local_name!("a"))
-                    && !in_item(dom, root, n)
                     && block_of(dom, n).is_some_and(|b| {
                         weight[b].plain() == 0 && weight[b].text == weight[n].text
                     }) =>
             {
-                pieces.push(Some(n));
-            }
-            Data::Element(e) => {
-                if e.html_name() == Some(&local_name!("img"))
-                    && e.attr(&local_name!("alt"))
-                        .is_some_and(|a| !a.trim().is_empty())
-                {
-                    pieces.push(None);
-                }
-                stack.extend(dom.children_last_first(n));
+                pieces.push(Piece::Link(n));
             }
             _ => stack.extend(dom.children_last_first(n)),
         }
     }
-    let Some(last) = pieces.iter().rposition(Option::is_none) else {
-        return;
-    };
-    for &h in pieces[last + 1..].iter().flatten() {
-        skip[h] = true;
+    // From the end, the labels up to the last content, if there is any.
+    let mut labels = Vec::new();
+    for piece in pieces.iter().rev() {
+        let label = match *piece {
+            Piece::Content => None,
+            Piece::Heading(h) => (!in_item(dom, root, h)
+                && text_of(dom, h).split_whitespace().count() < LEAD_WORDS_MIN)
+                .then_some(h),
+            // An item's link is its content, where it holds any.
+            Piece::Link(a) if in_item(dom, root, a) => {
+                if holds_content(dom, a, skip) {
+                    None
+                } else {
+                    continue;
+                }
+            }
+            Piece::Link(a) => Some(a),
+        };
+        match label {
+            Some(id) => labels.push(id),
+            None => {
+                for id in labels {
+                    skip[id] = true;
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Whether text or an image with alternative text is at or below a node,
+/// not skipped.
+fn holds_content(dom: &Dom, id: NodeId, skip: &[bool]) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if is_content(&dom.nodes[n].data) {
+            return true;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
+}
+
+/// Whether a node is text (not only whitespace) or an image with
+/// alternative text: content, as the renderer writes it.
+fn is_content(data: &Data) -> bool {
+    match data {
+        Data::Text(t) => !t.trim().is_empty(),
+        Data::Element(e) => {
+            e.html_name() == Some(&local_name!("img"))
+                && e.attr(&local_name!("alt"))
+                    .is_some_and(|a| !a.trim().is_empty())
+        }
+        _ => false,
     }
 }
 
