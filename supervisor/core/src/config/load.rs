@@ -151,7 +151,7 @@ fn syntax_problem(text: &str, span: Option<std::ops::Range<usize>>) -> String {
 
 /// The last `[table]` or `[[array]]` header in `before`, when it is written
 /// with bare keys.
-fn table_at(before: &str) -> Option<&str> {
+fn table_at(before: &str) -> Option<String> {
     let header = before
         .lines()
         .map(str::trim)
@@ -166,22 +166,22 @@ fn table_at(before: &str) -> Option<&str> {
 
 /// `key` or `a.b.c` written with bare keys (letters, digits, `_`, `-`),
 /// spaces or tabs (TOML's whitespace) around the dots, and at most 64
-/// characters; anything else is not repeated. (`str::trim` would also pass
-/// a carriage return or another Unicode space, and the message would carry
-/// it.)
-fn dotted_key(text: &str) -> Option<&str> {
+/// characters, as the parts joined by dots (the whitespace, a tab too,
+/// is not repeated); anything else is not repeated at all. (`str::trim`
+/// would also pass a carriage return or another Unicode space, and the
+/// message would carry it.)
+fn dotted_key(text: &str) -> Option<String> {
     let bare = |part: &str| {
         !part.is_empty()
             && part
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     };
-    (text.len() <= 64
-        && text
-            .split('.')
-            .map(|part| part.trim_matches([' ', '\t']))
-            .all(bare))
-    .then_some(text)
+    let parts: Vec<&str> = text
+        .split('.')
+        .map(|part| part.trim_matches([' ', '\t']))
+        .collect();
+    (text.len() <= 64 && parts.iter().all(|p| bare(p))).then(|| parts.join("."))
 }
 
 /// The largest character boundary at or before `offset`.

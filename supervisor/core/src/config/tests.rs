@@ -562,6 +562,14 @@ fn toml_syntax_error_tells_where_and_which_key_but_never_the_text() {
         found,
         ["the file is not valid TOML (line 1, column 19, reading the key region)"]
     );
+    // Whitespace around a header's or a key's dots, a tab too, is TOML's:
+    // the key is repeated as its parts joined by dots, never the tab.
+    let found = problems("[engines\t.wiki]\ntype = \"wikipedia\"\nendpoint = \"a\"\"b\"\n");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].ends_with(", reading the key engines.wiki.endpoint)"),
+        "{found:?}"
+    );
     // A carriage return beside a dot is not TOML's whitespace: the key is
     // not repeated, so the control character cannot reach the message.
     let found = problems("[limits]\nfetch_concu.\rrency = 4\n");
