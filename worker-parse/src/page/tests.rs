@@ -946,10 +946,11 @@ fn a_heading_that_ends_the_text_with_nothing_after_it_is_left_out() {
     ));
     assert!(md.contains("Hemp"), "{md}");
     assert!(md.contains("same small team"), "{md}");
-    // A link that ends a sentence is the sentence's.
+    // A link that ends a sentence is the sentence's, set in an inline
+    // element of its own too.
     let md = markdown(&format!(
         "<body><div class=story><p>{}</p><p>The full report is on \
-         <a href=\"/report\">the council's site</a></p></div></body>",
+         <strong><a href=\"/report\">the council's site</a></strong></p></div></body>",
         prose(4, "Story"),
     ));
     assert!(md.contains("the council's site"), "{md}");
