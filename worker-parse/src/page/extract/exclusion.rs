@@ -827,6 +827,9 @@ impl Asks {
                 }
                 _ => {}
             }
+            if asks.text && asks.password {
+                break;
+            }
             stack.extend(dom.children(n));
         }
         asks

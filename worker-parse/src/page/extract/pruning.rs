@@ -339,67 +339,51 @@ fn is_block_container(dom: &Dom, id: NodeId) -> bool {
 /// than in its block (inline wrappers aside) cut the link off sentences
 /// that end with one.
 pub(super) fn drop_trailing_labels(dom: &Dom, root: NodeId, weight: &[Weight], skip: &mut [bool]) {
-    // In document order: text, an image with alternative text, a heading,
-    // or a link alone in its block (whose text is not looked into). Only
-    // the labels at the end are weighed as labels.
-    enum Piece {
-        Content,
-        Heading(NodeId),
-        Link(NodeId),
-    }
-    let mut pieces = Vec::new();
+    // The text's pieces from its end backwards (children pushed in
+    // document order pop last first), up to the last content: text, an
+    // image with alternative text, or a label that is content itself. A
+    // heading or a link alone in its block is a piece of its own, its
+    // text not looked into.
+    let mut labels = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if skip[n] {
             continue;
         }
-        if is_content(&dom.nodes[n].data) {
-            pieces.push(Piece::Content);
-            continue;
-        }
-        match &dom.nodes[n].data {
+        let content = match &dom.nodes[n].data {
+            data if is_content(data) => true,
             Data::Element(e) if e.html_name().and_then(heading_level).is_some() => {
-                pieces.push(Piece::Heading(n));
+                in_item(dom, root, n)
+                    || text_of(dom, n).split_whitespace().count() >= LEAD_WORDS_MIN
             }
             // A link that is its block's whole text: "back to the list".
+            // An item's link is its content, where it holds any.
             Data::Element(e)
                 if e.html_name() == Some(&local_name!("a"))
-                    && block_of(dom, n).is_some_and(|b| {
+                    && enclosing_block(dom, n).is_some_and(|b| {
                         weight[b].plain() == 0 && weight[b].text == weight[n].text
                     }) =>
             {
-                pieces.push(Piece::Link(n));
-            }
-            _ => stack.extend(dom.children_last_first(n)),
-        }
-    }
-    // From the end, the labels up to the last content, if there is any.
-    let mut labels = Vec::new();
-    for piece in pieces.iter().rev() {
-        let label = match *piece {
-            Piece::Content => None,
-            Piece::Heading(h) => (!in_item(dom, root, h)
-                && text_of(dom, h).split_whitespace().count() < LEAD_WORDS_MIN)
-                .then_some(h),
-            // An item's link is its content, where it holds any.
-            Piece::Link(a) if in_item(dom, root, a) => {
-                if holds_content(dom, a, skip) {
-                    None
+                if !in_item(dom, root, n) {
+                    false
+                } else if holds_content(dom, n, skip) {
+                    true
                 } else {
                     continue;
                 }
             }
-            Piece::Link(a) => Some(a),
-        };
-        match label {
-            Some(id) => labels.push(id),
-            None => {
-                for id in labels {
-                    skip[id] = true;
-                }
-                return;
+            _ => {
+                stack.extend(dom.children(n));
+                continue;
             }
+        };
+        if content {
+            for id in labels {
+                skip[id] = true;
+            }
+            return;
         }
+        labels.push(n);
     }
 }
 
@@ -435,7 +419,7 @@ fn is_content(data: &Data) -> bool {
 
 /// The nearest ancestor of a node that is not an inline element: the block
 /// its text is set in.
-fn block_of(dom: &Dom, id: NodeId) -> Option<NodeId> {
+fn enclosing_block(dom: &Dom, id: NodeId) -> Option<NodeId> {
     let mut at = dom.nodes[id].parent;
     while let Some(a) = at {
         if !dom
