@@ -9,9 +9,10 @@
 //! method here, in passes over our bounded DOM, all iterative:
 //!
 //! 1. **Exclusion**: elements that are never content (scripts, styles, form
-//!    controls, a video's or an audio's fallback text, navigation, the page's
-//!    header, footers, sidebars; a header inside an article or a section is
-//!    that piece's, and one left open that holds the page's `<main>` is no
+//!    controls, a video's or an audio's fallback text, the copies of a
+//!    ticker's phrase after its first, navigation, the page's header,
+//!    footers, sidebars; a header inside an article or a section is that
+//!    piece's, and one left open that holds the page's `<main>` is no
 //!    furniture, nor, in the lenient read, one that holds the page's one
 //!    article), hidden or non-rendered ones (`hidden`, `aria-hidden`, inline
 //!    `display:none` / `visibility:hidden`, CSS frameworks' hiding classes,
@@ -67,7 +68,9 @@
 //!    descent's root): where the two readings do not overlap and the
 //!    descent's root is a series of short blocks (or dated ones, a
 //!    thread), mostly links (a teaser row that outweighed a short text)
-//!    or without a paragraph (a column of widgets), the heading's wins.
+//!    or without a paragraph (a column of widgets), the heading's wins
+//!    (an undated series many times its length stays, where it follows
+//!    the heading: a recipe's steps under its introduction).
 //!    On a page of prose, the root then takes in the text's **lead**
 //!    where the page sets it apart from the body (a standfirst in the
 //!    article's header, an introduction in a block of its own): the
@@ -162,13 +165,14 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     let root = root::descend(dom, start, prose, &weight, &skip);
     // A second reading, from the title heading, where the weight may have
     // led to a thread, a teaser list or links instead of the text.
-    let root = second::second_opinion(dom, &order, start, root, &weight, &skip, title.as_deref());
+    let first = root;
+    let root = second::second_opinion(dom, &order, start, first, &weight, &skip, title.as_deref());
     let prose = prose || weight[root].is_prose();
     // The text's lead, where the page sets it apart from the body; the
     // block that holds both is weighed again without what it holds
     // besides, so that pruning judges the text and not its neighbours.
     let (root, weight) = match prose
-        .then(|| root::with_lead(dom, start, root, &weight, &mut skip))
+        .then(|| root::with_lead(dom, start, root, first, &weight, &mut skip))
         .flatten()
     {
         Some(widened) => (widened, weights::weigh(dom, &order, &skip, &text, &bare)),

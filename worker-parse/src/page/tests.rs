@@ -1001,6 +1001,42 @@ fn a_video_s_fallback_text_is_not_read() {
     assert!(!md.contains("browser") && !md.contains("recording"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a banner that repeats one phrase in a loop, or
+// a list of placeholders, is read once; cards that differ by their logos,
+// a rating's stars and a table's row that says the same in every cell
+// are read whole)
+#[test]
+fn a_ticker_that_repeats_one_phrase_is_read_once() {
+    let ticker = "<span>Book now <b>*</b></span>".repeat(12);
+    let loading = "<li>Loading…</li>".repeat(6);
+    let cards: String = ["North Ferries", "Island Bakery", "Harbour Radio"]
+        .iter()
+        .map(|name| {
+            format!("<li><img alt=\"{name}\" src=l.png><button>Watch</button> Our client</li>")
+        })
+        .collect();
+    let stars = "<span>★</span>".repeat(4);
+    let row = "<td>yes</td>".repeat(6);
+    let md = markdown(&format!(
+        "<body><div class=story><p>{}</p><div class=loop>{ticker}</div>\
+         <ul>{loading}</ul><ul>{cards}</ul><div class=rating><span>{stars}</span> 4.0 of 5</div>\
+         <table><tr><th>Plan</th><th>A</th><th>B</th><th>C</th><th>D</th><th>E</th>\
+         <th>F</th></tr><tr><td>Backups</td>{row}</tr></table>\
+         <p>{}</p></div></body>",
+        prose(4, "Story"),
+        prose(4, "Later"),
+    ));
+    assert!(md.contains("Later sentence number 3"), "{md}");
+    assert_eq!(md.matches("Book now").count(), 1, "{md}");
+    assert_eq!(md.matches("Loading").count(), 1, "{md}");
+    assert!(
+        md.contains("Island Bakery") && md.contains("Harbour Radio"),
+        "{md}"
+    );
+    assert_eq!(md.matches('★').count(), 4, "{md}");
+    assert_eq!(md.matches("yes").count(), 6, "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a sign-up box set in an article's text is
 // not the article; a page's opening box with its form is its text)
 #[test]

@@ -8,7 +8,7 @@
 use html5ever::local_name;
 
 use super::weights::Weight;
-use super::{collapsed_text, holds_any, is, kind, text_of};
+use super::{collapsed_text, holds, holds_any, is, kind, text_of};
 use crate::page::dom::{DOCUMENT, Dom, Element, NodeId};
 
 /// Share of a node's non-link text a child must hold for the root to move
@@ -187,11 +187,14 @@ const LEAD_LEVELS: usize = 3;
 /// the body sets again). The widened root is the block that holds both
 /// (`None` where there is no lead); what precedes the lead there, the
 /// blocks of links passed over, and what follows the root at each level
-/// stay out.
+/// stay out. `rejected`, the descent's root where the second opinion
+/// read the page from its title instead, is never the lead: it is what
+/// took the text's place.
 pub(super) fn with_lead(
     dom: &Dom,
     start: NodeId,
     root: NodeId,
+    rejected: NodeId,
     weight: &[Weight],
     skip: &mut [bool],
 ) -> Option<NodeId> {
@@ -222,6 +225,7 @@ pub(super) fn with_lead(
         if let Some(lead) = before {
             let w = weight[lead];
             if w.text > LEAD_MAX
+                || holds(dom, lead, rejected)
                 || !(w.para > 0 && w.para * 2 >= w.plain() || in_sentences(dom, lead, w, skip))
                 || repeats(dom, root, lead, weight, skip)
             {

@@ -20,7 +20,9 @@
 //! its body in the next block is read whole. Share of the page decides
 //! one case: an undated series with many times the heading's paragraphs
 //! or text (a recipe's steps under its introduction, a product's features
-//! under its blurb) is the text and stays.
+//! under its blurb) is the text and stays, where it follows the heading:
+//! one set before it (a column beside the text) is not what the heading
+//! introduces.
 //!
 //! Before the heading is asked, the page's own marks are. Where the
 //! descent went below the page's one structured-data article body (past
@@ -169,8 +171,11 @@ pub(super) fn second_opinion(
     // An undated series that outweighs the heading's reading many times
     // over, in paragraphs or in text, is the text set as a series of steps
     // or entries, the heading's block its introduction; a thread (its
-    // items dated) or links lose to the heading however long they are.
+    // items dated) or links lose to the heading however long they are, and
+    // so does a series set before the heading (a column beside the text),
+    // which the heading does not introduce.
     let outweighs = series() == Some(false)
+        && !precedes(order, first, heading)
         && (u64::from(weight[first].para) > OUTWEIGHS * u64::from(weight[second].para)
             || u64::from(weight[first].plain()) > OUTWEIGHS * u64::from(weight[second].plain()));
     if takes_place() && !outweighs {
@@ -178,6 +183,12 @@ pub(super) fn second_opinion(
     } else {
         first
     }
+}
+
+/// Whether `a` comes before `b` in document order (neither holds the
+/// other).
+fn precedes(order: &[NodeId], a: NodeId, b: NodeId) -> bool {
+    order.iter().find(|&&id| id == a || id == b) == Some(&a)
 }
 
 /// What the page marks as its article: its one element marked as the

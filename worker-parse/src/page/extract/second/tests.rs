@@ -295,6 +295,23 @@ fn steps_that_outweigh_the_introduction_many_times_are_the_text() {
     assert!(md.contains("Step 15: fold the dough"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a series set before the title heading, in a
+// column beside the text, is not what the heading introduces: however
+// much it outweighs the text, the text is returned, and the column is
+// not taken in as its lead)
+#[test]
+fn a_series_in_a_column_before_the_heading_loses_to_the_text() {
+    let html = page(
+        "Island bread",
+        &format!(
+            "<div class=\"column\">{}</div>\
+             <div class=\"summary\"><h1>Island bread</h1>{POST}</div>",
+            steps("step", 16, "")
+        ),
+    );
+    assert_post_not_thread(&html);
+}
+
 // Verifies: REQ-PAGE-002 (a dated thread loses to the short post above it
 // however long it is)
 #[test]
