@@ -59,9 +59,10 @@
 //!    where the descent went below the page's one structured-data
 //!    article body, the body is read whole (its opening paragraph too);
 //!    where it stopped above the page's one article (its only
-//!    outermost `<article>`, or its structured data's article body),
-//!    holding 30 % of the root's prose, or went beside it into a series
-//!    or a block of links, the article is read. Else it
+//!    outermost `<article>`, or its structured data's article body; of
+//!    several, the one under the title heading), holding 30 % of the
+//!    root's prose, or went beside its only one into a series or a block
+//!    of links, the article is read. Else it
 //!    reads the page from its title heading (the longest `<h1>` or `<h2>`
 //!    the document's title holds with two or three sentences of prose
 //!    around it, from the widest block around it that does not hold the

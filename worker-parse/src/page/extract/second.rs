@@ -37,7 +37,12 @@
 //! article, into a series, a block of links (related posts that outweigh
 //! a short post) or one without a paragraph, the article is read too, if
 //! it holds two or three sentences in any block. A page that sets one
-//! article among others (a feed, teaser cards) marks none as the one.
+//! article among others (a feed, teaser cards) marks none as the one,
+//! unless one of them alone holds the page's title heading: that one is
+//! read where the descent stopped above it (related posts set as articles
+//! after the page's own), not where it went beside it, where the other
+//! articles may be the rest of its text (a recipe's steps after its
+//! introduction).
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
@@ -125,7 +130,8 @@ pub(super) fn second_opinion(
     skip: &[bool],
     title: Option<&str>,
 ) -> NodeId {
-    let marks = Marks::of(dom, order, skip);
+    let headings = title_headings(dom, order, skip, title);
+    let marks = Marks::of(dom, order, skip, &headings);
     // The page's one structured-data body is its text whole: where the
     // descent went below it (past an opening paragraph, into the block
     // between two advertisements), the body is read.
@@ -135,7 +141,7 @@ pub(super) fn second_opinion(
     {
         return body;
     }
-    if let Some(article) = marked_article(dom, marks.outermost, first, weight) {
+    if let Some(article) = marked_article(dom, marks.outermost.or(marks.titled), first, weight) {
         return descend(dom, article, true, weight, skip);
     }
     // Whether `first` is a series, looked at once and only where asked.
@@ -158,7 +164,7 @@ pub(super) fn second_opinion(
         return descend(dom, article, weight[article].is_prose(), weight, skip);
     }
     // The first heading with prose around it: a logo heading has none.
-    let Some((heading, anchor)) = title_headings(dom, order, skip, title)
+    let Some((heading, anchor)) = headings
         .into_iter()
         .find_map(|h| Some((h, prose_around(dom, h, start, first, weight)?)))
     else {
@@ -200,12 +206,18 @@ fn precedes(order: &[NodeId], a: NodeId, b: NodeId) -> bool {
 struct Marks {
     body: Option<NodeId>,
     outermost: Option<NodeId>,
+    /// Of several outermost ones, the one that alone holds the page's
+    /// likeliest title heading: read where the descent stopped above it,
+    /// not where it went beside it (the other articles may be the rest
+    /// of its text, a recipe's steps after its introduction).
+    titled: Option<NodeId>,
 }
 
 impl Marks {
-    fn of(dom: &Dom, order: &[NodeId], skip: &[bool]) -> Self {
+    fn of(dom: &Dom, order: &[NodeId], skip: &[bool], headings: &[NodeId]) -> Self {
         // (the one found, whether a second was).
-        let (mut body, mut outermost) = ((None, false), (None, false));
+        let mut body = (None, false);
+        let mut outermost: Vec<NodeId> = Vec::new();
         for &id in order {
             let Some(e) = dom.element(id).filter(|_| !skip[id]) else {
                 continue;
@@ -219,13 +231,27 @@ impl Marks {
             // In document order an outermost marked element comes before
             // the ones it holds: after one, the next outside it is a
             // second outermost.
-            if marks_article(e) && !outermost.1 && !outermost.0.is_some_and(|o| holds(dom, o, id)) {
-                outermost = (outermost.0.or(Some(id)), outermost.0.is_some());
+            if marks_article(e) && !outermost.last().is_some_and(|&o| holds(dom, o, id)) {
+                outermost.push(id);
             }
         }
+        // Of several, the one that holds the page's title heading (its
+        // likeliest): a page's article among the related posts it sets as
+        // articles too.
+        let titled = match outermost.as_slice() {
+            [_, _, ..] => headings.first().and_then(|&h| {
+                let mut holding = outermost.iter().filter(|&&o| holds(dom, o, h));
+                holding.next().copied().filter(|_| holding.next().is_none())
+            }),
+            _ => None,
+        };
         Self {
             body: body.0.filter(|_| !body.1),
-            outermost: outermost.0.filter(|_| !outermost.1),
+            outermost: match outermost.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            },
+            titled,
         }
     }
 }

@@ -423,11 +423,12 @@ fn the_page_s_one_marked_article_is_read_where_its_text_is_split() {
         assert!(md.contains("evening crossing on Fridays"), "{md}");
         assert!(!md.contains("Letters to the editor"), "{md}");
     }
-    // Two articles side by side: neither is the page's one.
+    // Two articles side by side, neither under the page's title heading
+    // (a feed): neither is the page's one.
     let html = page(
-        "Ferry back",
+        "Island news",
         &format!(
-            "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{MORE}</article>\
+            "<div class=\"site\"><article><h2>Ferry back</h2>{POST}{MORE}</article>\
              <article>{ABOUT}</article></div>"
         ),
     );
@@ -506,6 +507,53 @@ const POST_IN_HEADINGS: &str = "<p><em>Back on the water:</em></p><blockquote>\
     the post and a crate of bread for the shop.</h3>\
     <h4>The harbour master expects the timetable to hold for the rest of the week \
     unless the wind turns north again.</h4></blockquote>";
+
+// Verifies: REQ-PAGE-002 (of several articles, the one under the page's
+// title heading is its article: the related posts set as articles after
+// it are left out; where the descent went beside it, into another
+// article, that one stays, as a recipe's steps after its introduction)
+#[test]
+fn the_article_under_the_title_heading_is_read_not_the_related_articles() {
+    let related: String = (0..8)
+        .map(|i| {
+            format!(
+                "<article class=\"teaser\"><h3><a href=\"/s/{i}\">Another story number \
+                 {i}</a></h3><p>Reader {i} wrote that the crossing was rough but worth it, \
+                 and that the bread was still warm when it reached the shop.</p></article>"
+            )
+        })
+        .collect();
+    let html = page(
+        "Ferry back",
+        &format!(
+            "<div class=\"site\"><article><h1>Ferry back</h1>{POST}{MORE}</article>\
+             <section><h2>Related</h2>{related}</section></div>"
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("evening crossing on Fridays"), "{md}");
+    assert!(!md.contains("Another story number"), "{md}");
+    // The steps in an article of their own, beside the titled one that
+    // holds the introduction: the descent's reading stays.
+    let html = page(
+        "Island bread",
+        &format!(
+            "<div class=\"site\"><article><h1>Island bread</h1><p>The ferry to the \
+             island ran again this morning after three days in harbour, and the first \
+             crossing carried the doctor, the post and a crate of bread.</p><p>Islanders \
+             had rationed fuel since the storm began.</p></article>\
+             <article class=\"method\"><ol>{}</ol></article></div>",
+            (0..16)
+                .map(|i| format!(
+                    "<li>Step {i}: fold the dough over itself twice, turn the \
+                     bowl a quarter and let it rest under a cloth until it has risen.</li>"
+                ))
+                .collect::<String>()
+        ),
+    );
+    let md = markdown(&html);
+    assert!(md.contains("Step 15: fold the dough"), "{md}");
+}
 
 // Verifies: REQ-PAGE-002 (related posts beside the page's one article,
 // which outweigh its short text set in headings and a quotation, do not
