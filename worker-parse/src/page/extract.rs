@@ -18,7 +18,8 @@
 //!    `display:none` / `visibility:hidden`, CSS frameworks' hiding classes,
 //!    `<template>`, `<noscript>`, comments; not a collapsed tab or accordion
 //!    panel that a control the reader sees opens, or the part that wraps it
-//!    alone, which is the page's text one click away), and blocks whose class
+//!    alone, nor a dialog or an aside set right after the button that opens
+//!    it, which are the page's text one click away), and blocks whose class
 //!    or id names boilerplate (share bars, cookie banners, related links,
 //!    comment sections, a product's reviews) unless they hold much of the
 //!    page's text and the rest of a page of prose does not hold twice their

@@ -1037,6 +1037,26 @@ fn a_ticker_that_repeats_one_phrase_is_read_once() {
     assert_eq!(md.matches("yes").count(), 6, "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a panel a button opens, set as a dialog or an
+// aside right after it, is the page's text one click away; a dialog that
+// follows no button, a cookie banner, and a sidebar stay out)
+#[test]
+fn a_panel_that_a_button_opens_is_read_though_set_as_a_dialog() {
+    let md = markdown(
+        "<body><main><h1>Arrival shirt</h1><p>A shirt for training.</p>\
+         <section><button><h5>Description</h5></button>\
+         <div role=dialog><aside><h5>Description</h5><p>The shirt wicks sweat \
+         and moves with you through every set of the session.</p></aside></div></section>\
+         <aside><p>Other shirts you may like are in the shop.</p></aside></main>\
+         <div role=dialog><p>We use cookies to improve the shop.</p></div></body>",
+    );
+    assert!(md.contains("wicks sweat"), "{md}");
+    assert!(
+        !md.contains("cookies") && !md.contains("Other shirts"),
+        "{md}"
+    );
+}
+
 // Verifies: REQ-PAGE-002 (a sign-up box set in an article's text is
 // not the article; a page's opening box with its form is its text)
 #[test]

@@ -118,7 +118,7 @@ pub(super) fn exclude<'a>(
                 // article, in the lenient read (the strict one found
                 // little or nothing).
                 Data::Element(e) if holds_main[id] && is_landmark(e) => false,
-                Data::Element(e) => excluded(e, lenient) || copy[id],
+                Data::Element(e) => (excluded(e, lenient) && !opened_panel(dom, id, e)) || copy[id],
                 Data::Other => true,
                 _ => false,
             };
@@ -606,6 +606,37 @@ pub(super) fn style_hides(style: &str) -> bool {
     s.contains("display:none")
         || s.contains("visibility:hidden")
         || s.contains("visibility:collapse")
+}
+
+/// Whether a dialog or an `<aside>` is the panel a button opens: it, or
+/// its parent, follows a button (a product's "Description" that slides
+/// in as a sheet). The disclosure pattern sets the control right before
+/// what it shows; the reader sees the button and opens the panel with a
+/// click, as with a collapsed tab ([`Reveal`]), so it is the page's text
+/// one click away, not a sidebar or a pop-up the page throws over its
+/// text (a cookie banner or a sign-up box follows no button of its own).
+/// Measured: one page of WCXB's development pages from its reviews to
+/// its description (0.22 to 0.76); no other page of any set changed.
+fn opened_panel(dom: &Dom, id: NodeId, e: &Element) -> bool {
+    let panel = e.html_name() == Some(&local_name!("aside"))
+        || e.html_name() == Some(&local_name!("dialog"))
+        || e.attr(&local_name!("role"))
+            .is_some_and(|r| r.trim().eq_ignore_ascii_case("dialog"));
+    if !panel {
+        return false;
+    }
+    let follows_button = |n: NodeId| {
+        dom.siblings_before(n)
+            .find(|&c| dom.element(c).is_some())
+            .is_some_and(|c| {
+                is(dom, c, &local_name!("button"))
+                    || dom
+                        .element(c)
+                        .and_then(|e| e.attr(&local_name!("role")))
+                        .is_some_and(|r| r.trim().eq_ignore_ascii_case("button"))
+            })
+    };
+    follows_button(id) || dom.nodes[id].parent.is_some_and(follows_button)
 }
 
 /// Roles that mark navigation and page furniture.
