@@ -215,7 +215,7 @@ struct Marks {
 
 impl Marks {
     fn of(dom: &Dom, order: &[NodeId], skip: &[bool], headings: &[NodeId]) -> Self {
-        // (the one found, whether a second was).
+        // The body: (the one found, whether a second was).
         let mut body = (None, false);
         let mut outermost: Vec<NodeId> = Vec::new();
         for &id in order {
