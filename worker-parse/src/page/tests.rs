@@ -751,6 +751,14 @@ fn a_section_set_twice_for_two_screen_sizes_is_read_once() {
     assert_eq!(md.matches("three metres").count(), 4, "{md}");
     assert_eq!(md.matches("eight metres").count(), 2, "{md}");
     assert_eq!(md.matches("From 40 euros").count(), 2, "{md}");
+    // A card that sets its heading and blurb twice, on its face and on
+    // the side a pointer turns up: read once.
+    let side = "<div><h3>Universal appeal</h3><p>Raising the visits of a space \
+         museum in a small prairie town, and the town's pride in it.</p></div>";
+    let md = markdown(&format!(
+        "<body><main><p>{ARTICLE}</p><div class=card>{side}{side}</div></main></body>"
+    ));
+    assert_eq!(md.matches("Universal appeal").count(), 1, "{md}");
 }
 
 // Verifies: REQ-PAGE-002
