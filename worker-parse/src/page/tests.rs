@@ -1028,8 +1028,8 @@ fn a_ticker_that_repeats_one_phrase_is_read_once() {
     let md = markdown(&format!(
         "<body><div class=story><p>{}</p><div class=loop>{ticker}</div>\
          <ul>{loading}</ul><ul>{cards}</ul><div class=rating><span>{stars}</span> 4.0 of 5</div>\
-         <table><tr><th>Plan</th><th>A</th><th>B</th><th>C</th><th>D</th><th>E</th>\
-         <th>F</th></tr><tr><td>Backups</td>{row}</tr></table>\
+         <table><tr><th>A</th><th>B</th><th>C</th><th>D</th><th>E</th><th>F</th></tr>\
+         <tr>{row}</tr></table>\
          <p>{}</p></div></body>",
         prose(4, "Story"),
         prose(4, "Later"),
