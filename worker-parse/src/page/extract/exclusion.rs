@@ -618,25 +618,22 @@ pub(super) fn style_hides(style: &str) -> bool {
 /// Measured: one page of WCXB's development pages from its reviews to
 /// its description (0.22 to 0.76); no other page of any set changed.
 fn opened_panel(dom: &Dom, id: NodeId, e: &Element) -> bool {
-    let panel = e.html_name() == Some(&local_name!("aside"))
-        || e.html_name() == Some(&local_name!("dialog"))
-        || e.attr(&local_name!("role"))
-            .is_some_and(|r| r.trim().eq_ignore_ascii_case("dialog"));
-    if !panel {
-        return false;
-    }
+    let panel = matches!(
+        e.html_name(),
+        Some(&local_name!("aside") | &local_name!("dialog"))
+    ) || has_role(e, "dialog");
     let follows_button = |n: NodeId| {
         dom.siblings_before(n)
-            .find(|&c| dom.element(c).is_some())
-            .is_some_and(|c| {
-                is(dom, c, &local_name!("button"))
-                    || dom
-                        .element(c)
-                        .and_then(|e| e.attr(&local_name!("role")))
-                        .is_some_and(|r| r.trim().eq_ignore_ascii_case("button"))
-            })
+            .find_map(|c| dom.element(c))
+            .is_some_and(|b| b.html_name() == Some(&local_name!("button")) || has_role(b, "button"))
     };
-    follows_button(id) || dom.nodes[id].parent.is_some_and(follows_button)
+    panel && (follows_button(id) || dom.nodes[id].parent.is_some_and(follows_button))
+}
+
+/// Whether an element's `role` is `role` (ASCII case aside).
+fn has_role(e: &Element, role: &str) -> bool {
+    e.attr(&local_name!("role"))
+        .is_some_and(|r| r.trim().eq_ignore_ascii_case(role))
 }
 
 /// Roles that mark navigation and page furniture.
@@ -765,10 +762,7 @@ impl<'a> Reveal<'a> {
     /// Whether an element is a tab or a disclosure button, not one that
     /// opens a pop-up.
     fn is_control(e: &Element) -> bool {
-        let tab = e
-            .attr(&local_name!("role"))
-            .is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"));
-        (tab || e.has_attr(&local_name!("aria-expanded")))
+        (has_role(e, "tab") || e.has_attr(&local_name!("aria-expanded")))
             && e.attr(&local_name!("aria-haspopup"))
                 .is_none_or(|v| v.trim().eq_ignore_ascii_case("false"))
     }
