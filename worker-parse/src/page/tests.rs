@@ -1246,6 +1246,55 @@ fn a_long_sidebar_beside_a_longer_article_is_left_out() {
     assert!(md.contains("Timetable"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a block named as boilerplate that holds teasers
+// goes after prose of the page's own, however much of the page it holds;
+// before any, it is what the page has)
+#[test]
+fn related_posts_after_a_short_post_are_left_out_however_long() {
+    let cards = |heading: &dyn Fn(usize) -> String| -> String {
+        (0..5)
+            .map(|i| {
+                format!(
+                    "<div class=card>{}<p>{}</p></div>",
+                    heading(i),
+                    prose(2, "Teaser")
+                )
+            })
+            .collect()
+    };
+    let linked = cards(&|i| format!("<h4><a href=/p/{i}>Earlier post {i}</a></h4>"));
+    let page = |related: &str| {
+        format!(
+            "<body><div class=content><main><h1>Low tide</h1><div class=entry>\
+             <p>{}</p><p>{}</p></div></main>\
+             <section class=related-posts><h3>You may also like</h3>{related}</section>\
+             </div></body>",
+            prose(5, "Story"),
+            prose(5, "Story"),
+        )
+    };
+    // The five teasers hold more text than the post, and half the
+    // page's paragraphs: more than a named block may hold and still go,
+    // less than would take the descent into them (where the title
+    // heading's reading would be chosen).
+    let md = markdown(&page(&linked));
+    assert!(md.contains("Story sentence number 1"), "{md}");
+    assert!(
+        !md.contains("Teaser") && !md.contains("Earlier post"),
+        "{md}"
+    );
+    // Sections under headings of their own are not teasers: they stay.
+    let sections = cards(&|i| format!("<h4>Further reading {i}</h4>"));
+    let md = markdown(&page(&sections));
+    assert!(md.contains("Teaser sentence number 1"), "{md}");
+    // With no prose of the page's own before them, the teasers are what
+    // the page has (a listing named as such).
+    let md = markdown(&format!(
+        "<body><h1>Low tide</h1><section class=related-posts>{linked}</section></body>"
+    ));
+    assert!(md.contains("Teaser sentence number 1"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn text_set_between_line_breaks_is_prose() {

@@ -43,6 +43,14 @@ const COMMENTS_REST_MIN: u32 = 400;
 /// page up on trafilatura's evaluation pages, none changed elsewhere).
 const COMMENTS_REST_RATIO: u32 = 16;
 
+/// Prose before a block named as boilerplate that makes its teasers (see
+/// [`teasers`]) the page's related posts, however much of the page they
+/// hold: two or three sentences, a short post's, as the title heading's
+/// reading asks. Chosen on the development pages, where 200 and 400 move
+/// the same two pages of trafilatura's evaluation pages (their related
+/// posts no longer read) and no page of WCXB's.
+const TEASERS_PROSE_MIN: u32 = 200;
+
 /// Prose before a series of dated items (see [`drop_appended_series`])
 /// that makes the series an appendix of an article: a text of its own,
 /// longer than a thread's title or a listing's introduction.
@@ -56,7 +64,7 @@ const APPENDED_PROSE_MIN: u32 = 400;
 /// +0.01), no page of the other corpora changed.
 const WRAPPER_DEPTH: usize = 4;
 
-/// Fewest dated items that make a series.
+/// Fewest items that make a series: dated items, teasers.
 const SERIES_MIN: usize = 3;
 
 /// How many times an item's mean text the prose before a series must be
@@ -273,7 +281,9 @@ impl<'a> Before<'a> {
 /// page an article with comments ([`rest_is_text`]), unless its
 /// paragraphs are set like one before it ([`PostKinds::set_before`]): a
 /// forum's replies, set like its opening post, are its content however
-/// short. On a page of prose, captions go too.
+/// short. So do teasers in a block so named after prose of the page's own
+/// ("You may also like" after a short post), however much of the page
+/// they hold. On a page of prose, captions go too.
 pub(super) fn drop_boilerplate<'a>(
     dom: &'a Dom,
     order: &[NodeId],
@@ -322,6 +332,9 @@ pub(super) fn drop_boilerplate<'a>(
                 || (page_prose && caption_name(e) && !holds_any(dom, id, &[local_name!("img")])))
             && (f64::from(weight[id].plain()) < BOILERPLATE_SHARE_MAX * body_plain
                 || (page_prose && !names.comments(e) && outweighed(weight[body], weight[id]))
+                || (!names.comments(e)
+                    && before.prose[id].saturating_sub(dropped.prose) >= TEASERS_PROSE_MIN
+                    && teasers(dom, id, weight, skip))
                 || (names.comments(e)
                     && !nested[id]
                     && rest_is_text(
@@ -339,6 +352,33 @@ pub(super) fn drop_boilerplate<'a>(
             dropped.plain = dropped.plain.saturating_add(weight[id].plain());
         }
     }
+}
+
+/// Whether a block holds teasers: three headings at least whose text is
+/// all a link (a teaser's heading is its link; a section's heading is
+/// not). Headings are not looked into, nor what is skipped.
+fn teasers(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
+    let mut linked = 0usize;
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if dom
+            .element(n)
+            .and_then(Element::html_name)
+            .and_then(heading_level)
+            .is_some()
+        {
+            linked += usize::from(weight[n].text > 0 && weight[n].link >= weight[n].text);
+            if linked >= SERIES_MIN {
+                return true;
+            }
+            continue;
+        }
+        stack.extend(dom.children(n));
+    }
+    false
 }
 
 /// Where each kind of block (tag and class) that sets a paragraph first
