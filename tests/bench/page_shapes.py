@@ -2,7 +2,9 @@
 of a page, with a known truth: a post (its paragraphs taken at random from
 the article truths of a development corpus) set among a site's furniture
 and the parts that take a short text's place (readers' comments, related
-posts, a sidebar, a footer, a sign-up box, share and tag links).
+posts, a sidebar, a footer, a sign-up box, share and tag links); and, as
+the other side of the same judgement, a forum's thread, whose replies are
+its text (set like its question, or apart from it as comments are).
 
 Usage: python3 tests/bench/page_shapes.py BENCH_DIR [--pages N] [--seed S]
                                           [--keep DIR]
@@ -90,10 +92,20 @@ class Page:
             "excerpts": rng.random() < 0.6,
             "related": rng.choice([3, 4, 6, 9]),
         }
+        f["kind"] = "thread" if rng.random() < 0.2 else "post"
         self.title = self.phrase().title()
         self.post = [self.para() for _ in range(f["paragraphs"])]
+        self.replies = []
+        if f["kind"] == "thread":
+            # A forum's question (short or long) and its replies, which are
+            # the page's text too: set like the question or apart from it.
+            self.post = self.post[: rng.choice([1, 2, 4])]
+            f["alike"] = rng.random() < 0.5
+            self.replies = [
+                [self.para() for _ in range(rng.randint(1, 3))] for _ in range(rng.choice([2, 4, 8, 15]))
+            ]
         self.html = self.build()
-        self.truth = "\n\n".join(self.post)
+        self.truth = "\n\n".join(self.post + [p for r in self.replies for p in r])
 
     def para(self):
         return self.rng.choice(self.pool)
@@ -136,6 +148,22 @@ class Page:
             f'<div class="{self.cls("comments")}"><h3>{f["comments"]} Comments</h3>'
             f"<ol>{''.join(items)}</ol></div>"
         )
+
+    def thread(self):
+        """The replies: set like the question's text, or as comments."""
+        f, e = self.features, html.escape
+        items = []
+        for k, reply in enumerate(self.replies):
+            day = k % 28 + 1
+            who = f'<div class="{self.cls("author")}"><b>{e(self.phrase().split()[0])}</b> <time datetime="2021-03-{day:02}">March {day}, 2021</time></div>'
+            body = "".join(f"<p>{e(p)}</p>" for p in reply)
+            if f["alike"]:
+                items.append(f'<div class="{self.cls("post")}">{who}<div class="{self.cls("entry-content")}">{body}</div></div>')
+            else:
+                items.append(f'<li class="{self.cls("reply")}">{who}{body}<a href="#q{k}">Quote</a></li>')
+        if f["alike"]:
+            return "".join(items)
+        return f'<div class="{self.cls("replies")}"><h3>{len(items)} replies</h3><ol>{"".join(items)}</ol></div>'
 
     def related(self):
         f, e = self.features, html.escape
@@ -180,7 +208,7 @@ class Page:
         if "tags" in parts:
             tags = ", ".join(f'<a href="/t{k}">{e(self.phrase().split()[0])}</a>' for k in range(5))
             post.append(f'<div class="{self.cls("tags")}">Tags: {tags}</div>')
-        if "comments" in parts and f["comments_inside"]:
+        if "comments" in parts and f["comments_inside"] and f["kind"] == "post":
             post.append(self.comments())
         inner = "".join(post)
         wrapped = {
@@ -192,7 +220,9 @@ class Page:
         }[f["wrap"]]
         column = [f'<h1 class="{self.cls("page-title")}">{e(self.title)}</h1>'] if f["title"] == "h1 before" else []
         column.append(wrapped)
-        if "comments" in parts and not f["comments_inside"]:
+        if f["kind"] == "thread":
+            column.append(self.thread())
+        elif "comments" in parts and not f["comments_inside"]:
             column.append(self.comments())
         if "related" in parts:
             column.append(self.related())
@@ -298,6 +328,11 @@ def main():
     print("by the post's length")
     for label, lo, hi in [("under 400 bytes", 0, 400), ("400 to 1000", 400, 1000), ("1000 and more", 1000, 10**9)]:
         report(label, [r for r, _, n in rows if lo <= n < hi])
+    print("by the page's kind")
+    report("a post", [r for r, f, _ in rows if f["kind"] == "post"])
+    report("a thread", [r for r, f, _ in rows if f["kind"] == "thread"])
+    report("  replies set like it", [r for r, f, _ in rows if f["kind"] == "thread" and f["alike"]])
+    report("  replies set apart", [r for r, f, _ in rows if f["kind"] == "thread" and not f["alike"]])
     print("by the blocks' names")
     report("named by what they are", [r for r, f, _ in rows if f["named"]])
     report("named by hashes", [r for r, f, _ in rows if not f["named"]])

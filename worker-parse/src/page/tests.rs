@@ -1800,6 +1800,19 @@ fn a_short_post_keeps_its_place_before_a_long_comment_thread() {
     let md = markdown(&page);
     assert!(md.contains("Post sentence number 4"), "{md}");
     assert!(!md.contains("Comment sentence"), "{md}");
+    // Comments of four sentences each, under a post of ten (twice a
+    // comment's text, not three times): still its comments.
+    let comments: String = (0..10)
+        .map(|n| dated_item(n, &prose(4, "Comment")))
+        .collect();
+    let md = markdown(&format!(
+        "<body><div><div><h1>Building a shelf</h1><p>{}</p><p>{}</p></div>\
+         <div><h3>10 responses</h3><ol>{comments}</ol></div></div></body>",
+        prose(5, "Post"),
+        prose(5, "Post"),
+    ));
+    assert!(md.contains("Post sentence number 4"), "{md}");
+    assert!(!md.contains("Comment sentence"), "{md}");
     // Teasers with their dates after a short text go the same way.
     let teasers: String = (0..6)
         .map(|n| {
@@ -1862,6 +1875,18 @@ fn a_thread_whose_first_post_is_like_its_replies_is_read_whole() {
     ));
     assert!(
         md.contains("Question sentence number 7") && md.contains("Answer3 sentence number 7"),
+        "{md}"
+    );
+    // Or shorter, but more than half its length: still a thread's answers.
+    let answers: String = (0..4)
+        .map(|n| dated_item(n, &prose(5, &format!("Answer{n}"))))
+        .collect();
+    let md = markdown(&format!(
+        "<body><h1>Which bike?</h1><div><p>{}</p><time>May 1</time></div><ol>{answers}</ol></body>",
+        prose(8, "Question"),
+    ));
+    assert!(
+        md.contains("Question sentence number 7") && md.contains("Answer3 sentence number 4"),
         "{md}"
     );
 }
