@@ -151,7 +151,9 @@ fn is_inline_text(name: &LocalName) -> bool {
     )
 }
 
-fn is_block(name: &LocalName) -> bool {
+/// Whether an element is set as a block of its own (its text starts a
+/// line).
+pub(crate) fn is_block(name: &LocalName) -> bool {
     matches!(
         *name,
         local_name!("address")

@@ -1813,6 +1813,24 @@ fn a_short_post_keeps_its_place_before_a_long_comment_thread() {
     ));
     assert!(md.contains("Post sentence number 4"), "{md}");
     assert!(!md.contains("Comment sentence"), "{md}");
+    // Comments dated in their text, a time of day and no `<time>`.
+    let comments: String = (0..10)
+        .map(|n| {
+            format!(
+                "<li><div><b>Reader {n}</b> May {n}, 2024 at 9:{n}5 pm</div>\
+                 <p>{}</p><a href=\"#c{n}\">Reply</a></li>",
+                prose(2, "Comment")
+            )
+        })
+        .collect();
+    let md = markdown(&format!(
+        "<body><div><div><h1>Building a shelf</h1><p>{}</p><p>{}</p></div>\
+         <div><h3>10 responses</h3><ol>{comments}</ol></div></div></body>",
+        prose(5, "Post"),
+        prose(4, "Post"),
+    ));
+    assert!(md.contains("Post sentence number 4"), "{md}");
+    assert!(!md.contains("Comment sentence"), "{md}");
     // Teasers with their dates after a short text go the same way.
     let teasers: String = (0..6)
         .map(|n| {
@@ -1889,6 +1907,54 @@ fn a_thread_whose_first_post_is_like_its_replies_is_read_whole() {
         md.contains("Question sentence number 7") && md.contains("Answer3 sentence number 4"),
         "{md}"
     );
+}
+
+// Verifies: REQ-PAGE-002 (a programme's lines are its text, however they
+// carry their times)
+#[test]
+fn a_programme_after_its_introduction_is_read() {
+    let line = |n: usize| format!("talks on the harbour's history and its ferries, part {n}");
+    let programmes = [
+        (0..6)
+            .map(|n| {
+                format!(
+                    "<li><time>{}:30</time> Session {n}: {}</li>",
+                    9 + n,
+                    line(n)
+                )
+            })
+            .collect::<String>(),
+        (0..6)
+            .map(|n| format!("<li>{}:30 Session {n}: {}</li>", 9 + n, line(n)))
+            .collect(),
+        format!(
+            "<table>{}</table>",
+            (0..6)
+                .map(|n| format!(
+                    "<tr><td>{}:30</td><td>Session {n}: {}</td></tr>",
+                    9 + n,
+                    line(n)
+                ))
+                .collect::<String>()
+        ),
+    ];
+    for programme in programmes {
+        let programme = if programme.starts_with("<li>") {
+            format!("<ul>{programme}</ul>")
+        } else {
+            programme
+        };
+        let md = markdown(&format!(
+            "<body><div><h1>Harbour day</h1><p>{}</p><p>{}</p><h2>Programme</h2>{programme}\
+             </div></body>",
+            prose(4, "Intro"),
+            prose(4, "Intro"),
+        ));
+        assert!(
+            md.contains("Intro sentence number 3") && md.contains("Session 5"),
+            "{md}"
+        );
+    }
 }
 
 // Verifies: REQ-PAGE-002 (a live report's entries are its content)

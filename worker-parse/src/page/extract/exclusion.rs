@@ -9,10 +9,11 @@ use std::collections::{HashMap, HashSet};
 use html5ever::{LocalName, local_name};
 
 use super::names::{Names, caption_name, hidden_until_loaded};
+use super::second::has_clock_time;
 use super::weights::{Weight, bare_text_block};
 use super::{Kind, below, frames_page, holds_any, is, kind, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
-use crate::page::markdown::heading_level;
+use crate::page::markdown::{heading_level, is_block};
 
 /// Largest share of the page's text a block named as boilerplate may hold
 /// and still be dropped, unless the rest of the page outweighs it
@@ -1007,8 +1008,10 @@ impl Asks {
 
 /// Drops the series of dated items that follow an article's prose: a
 /// block whose children with text are mostly items that carry a date of
-/// their own (a `<time>`, or an element with a `datetime`), three at
-/// least, with a text of prose before it in the document outside it.
+/// their own (a `<time>`, an element with a `datetime`, or a time of day
+/// in their text) and set their text in two blocks at least
+/// ([`has_parts`]), three at least, with a text of prose before it in the
+/// document outside it.
 /// Readers' comments and "more stories" teasers have that shape, by
 /// structure and whatever their names; an article's paragraphs do not
 /// carry dates of their own. A thread's or a listing's own items have
@@ -1037,7 +1040,8 @@ pub(super) fn drop_appended_series(
     for &id in order.iter().rev() {
         if dom.element(id).is_some_and(|e| {
             e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
-        }) {
+        }) || matches!(&dom.nodes[id].data, Data::Text(t) if has_clock_time(t))
+        {
             dated[id] = true;
         }
         if dated[id]
@@ -1083,7 +1087,7 @@ pub(super) fn drop_appended_series(
                 continue;
             };
             items += 1;
-            if dated[c] {
+            if dated[c] && has_parts(dom, c) {
                 match tags.iter_mut().find(|(t, _)| *t == tag) {
                     Some((_, count)) => *count += 1,
                     None => tags.push((tag, 1)),
@@ -1107,6 +1111,29 @@ pub(super) fn drop_appended_series(
             }
         }
     }
+}
+
+/// Whether an item sets its text in two blocks at least below it (an
+/// author line and a body, a heading and a blurb), as readers' comments
+/// and teasers do; a line of a programme or a timetable, dated as it is
+/// ("09:30 Opening"), is one line.
+fn has_parts(dom: &Dom, id: NodeId) -> bool {
+    let mut blocks = 0usize;
+    let mut stack: Vec<NodeId> = dom.children(id).collect();
+    while let Some(n) = stack.pop() {
+        if dom
+            .element(n)
+            .and_then(Element::html_name)
+            .is_some_and(is_block)
+        {
+            blocks += 1;
+            if blocks >= 2 {
+                return true;
+            }
+        }
+        stack.extend(dom.children(n));
+    }
+    false
 }
 
 /// Marks a node and everything below it as skipped.

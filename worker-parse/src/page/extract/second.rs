@@ -427,7 +427,7 @@ fn carries_time(dom: &Dom, id: NodeId) -> bool {
 
 /// Whether a text holds one or two digits, a colon or an `h`, and two
 /// digits, not inside a longer run of digits.
-fn has_clock_time(t: &str) -> bool {
+pub(super) fn has_clock_time(t: &str) -> bool {
     let b = t.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
         (c == b':' || c == b'h')
