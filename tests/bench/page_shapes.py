@@ -2,7 +2,8 @@
 of a page, with a known truth: a post (its paragraphs taken at random from
 the article truths of a development corpus) set among a site's furniture
 and the parts that take a short text's place (readers' comments, related
-posts, a sidebar, a footer, a sign-up box, share and tag links); and, as
+posts, a news site's rails of linked headlines, a sidebar, a footer, a
+sign-up box, share and tag links); and, as
 the other side of the same judgement, a forum's thread, whose replies are
 its text (set like its question, or apart from it as comments are).
 
@@ -40,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 
-PARTS = ["comments", "related", "sidebar", "footer", "nav", "newsletter", "share", "tags"]
+PARTS = ["comments", "related", "rails", "sidebar", "footer", "nav", "newsletter", "share", "tags"]
 EXTRACT = "target/release/examples/extract_page"
 
 # Reads each page named on stdin with trafilatura, its readers' comments
@@ -175,6 +176,18 @@ class Page:
         )
         return f'<section class="{self.cls("related")}"><h3>You may also like</h3>{cards}</section>'
 
+    def rail(self, name):
+        """A news site's rail of stories: headlines linked, some with a
+        line of text, under a label."""
+        e = html.escape
+        stories = "".join(
+            f'<div class="{self.cls("story")}"><h3><a href="/n{name}{k}">{e(self.phrase().title())}</a></h3>'
+            + (f"<p>{e(self.para()[: self.rng.randint(80, 200)])}</p>" if self.rng.random() < 0.5 else "")
+            + "</div>"
+            for k in range(self.rng.randint(4, 8))
+        )
+        return f'<section class="{self.cls(name)}"><h2>{e(name.replace("-", " ").title())}</h2>{stories}</section>'
+
     def sidebar(self):
         tag = "aside" if self.rng.random() < 0.5 else "div"
         return (
@@ -219,6 +232,8 @@ class Page:
             "none": inner,
         }[f["wrap"]]
         column = [f'<h1 class="{self.cls("page-title")}">{e(self.title)}</h1>'] if f["title"] == "h1 before" else []
+        if "rails" in parts:
+            column.insert(0, self.rail("top-stories"))
         column.append(wrapped)
         if f["kind"] == "thread":
             column.append(self.thread())
@@ -226,6 +241,9 @@ class Page:
             column.append(self.comments())
         if "related" in parts:
             column.append(self.related())
+        if "rails" in parts:
+            column.append(self.rail("latest-news"))
+            column.append(self.rail("most-read"))
         if "newsletter" in parts:
             column.append(
                 f'<div class="{self.cls("newsletter")}"><h3>Subscribe</h3><p>{e(self.para()[:200])}</p>'

@@ -90,9 +90,13 @@
 //!    word for word: the versions of a section a responsive page sets side
 //!    by side for screens of different sizes, which its style sheets show
 //!    one at a time.
-//!    On a page of prose, the headings and the links alone in their block
-//!    that end the text with nothing after them go last: each labels what
-//!    was left out under it ("More stories", "back to the list").
+//!    On a page of prose, the rails of stories beside the text under its
+//!    title heading go first: blocks of three headings or more that link
+//!    to other pages of the site, beside a story of two or three
+//!    sentences (a news site's "Latest" and "Most read"). And the headings
+//!    and the links alone in their block that end the text with nothing
+//!    after them go last: each labels what was left out under it ("More
+//!    stories", "back to the list").
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.967 on articles,
 //! 0.785 on mixed pages, 0.870 on WCXB's development pages (trafilatura
@@ -140,7 +144,10 @@ pub(crate) struct Extraction {
 /// a landmark (a sidebar, a banner left open) that holds the page's one
 /// article: its structured data's one article body, else its only
 /// outermost `<article>`.
-pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
+///
+/// `site`: the host of the page's address, which a rail of stories links
+/// within (see [`pruning::drop_rails`]); `None` where it has none.
+pub(crate) fn extract(dom: &Dom, lenient: bool, site: Option<&str>) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
     let body = root::body(dom, &order);
@@ -168,7 +175,8 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
     // A second reading, from the title heading, where the weight may have
     // led to a thread, a teaser list or links instead of the text.
     let first = root;
-    let root = second::second_opinion(dom, &order, start, first, &weight, &skip, title.as_deref());
+    let headings = second::title_headings(dom, &order, &skip, title.as_deref());
+    let root = second::second_opinion(dom, &order, start, first, &weight, &skip, &headings);
     let prose = prose || weight[root].is_prose();
     // The text's lead, where the page sets it apart from the body; the
     // block that holds both is weighed again without what it holds
@@ -180,6 +188,11 @@ pub(crate) fn extract(dom: &Dom, lenient: bool) -> Extraction {
         Some(widened) => (widened, weights::weigh(dom, &order, &skip, &text, &bare)),
         None => (root, weight),
     };
+    // On a page of prose, the rails of stories beside the text under its
+    // title heading (the page's likeliest one the root holds).
+    if prose && let Some(&heading) = headings.iter().find(|&&h| h != root && holds(dom, root, h)) {
+        pruning::drop_rails(dom, root, heading, &weight, site, &mut skip);
+    }
     pruning::drop_link_blocks(dom, &order, root, prose, &weight, &mut skip);
     // On a page of prose, what precedes the article's own heading or its
     // first prose block and is mostly links (an edition menu, sign-in and

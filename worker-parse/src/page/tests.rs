@@ -1295,6 +1295,73 @@ fn related_posts_after_a_short_post_are_left_out_however_long() {
     assert!(md.contains("Teaser sentence number 1"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (rails of stories beside a story go, by their
+// headings linked within the site; a listing's items, a roundup's entries
+// and a page's links to its own sections stay)
+#[test]
+fn rails_of_stories_around_a_short_story_are_left_out() {
+    // A rail: a label, then five stories, each a headline linked to
+    // `href(i)` and a line of text, in blocks named for nothing.
+    let rail = |label: &str, href: &dyn Fn(usize) -> String| -> String {
+        let stories: String = (0..5)
+            .map(|i| {
+                format!(
+                    "<div class=c7f2><h3><a href=\"{}\">{label} headline {i}</a></h3><p>{}</p></div>",
+                    href(i),
+                    prose(2, label)
+                )
+            })
+            .collect();
+        format!("<section class=c01a><h2>{label}</h2>{stories}</section>")
+    };
+    // A story of four sentences between a rail before it and one after.
+    let page = |href: &dyn Fn(usize) -> String| {
+        format!(
+            "<html><head><title>Low tide at the harbour</title></head><body><div class=c9d0>\
+             {}<div class=c3b1><h1>Low tide at the harbour</h1><div>By A. Writer</div>\
+             <p>{}</p></div>{}</div></body></html>",
+            rail("Latest", href),
+            prose(4, "Story"),
+            rail("Popular", href),
+        )
+    };
+    // Links within the site: relative, to the page's host with or
+    // without `www.`, to a subdomain of it.
+    let within: [&dyn Fn(usize) -> String; 3] = [
+        &|i| format!("/news/{i}"),
+        &|i| format!("https://www.example.com/news/{i}"),
+        &|i| format!("https://news.example.com/{i}"),
+    ];
+    for href in within {
+        let md = markdown(&page(href));
+        assert!(md.contains("Story sentence number 3"), "{md}");
+        assert!(!md.contains("Latest") && !md.contains("Popular"), "{md}");
+    }
+    // Links to other sites (a roundup's entries, a look-alike host) and
+    // to places in the page (a page's sections) make no rail.
+    let elsewhere: [&dyn Fn(usize) -> String; 3] = [
+        &|i| format!("https://shop{i}.org/item"),
+        &|i| format!("https://example.com.other.org/{i}"),
+        &|i| format!("#part-{i}"),
+    ];
+    for href in elsewhere {
+        let md = markdown(&page(href));
+        assert!(
+            md.contains("Story sentence number 3") && md.contains("Popular sentence number 1"),
+            "{md}"
+        );
+    }
+    // A listing: its items follow its heading with a line of text before
+    // them, not a story's prose.
+    let md = markdown(&format!(
+        "<html><head><title>Latest news</title></head><body><div class=c9d0>\
+         <h1>Latest news</h1><p>Stories from the harbour.</p>{}{}</div></body></html>",
+        rail("Latest", &|i| format!("/news/{i}")),
+        rail("Popular", &|i| format!("/news/{i}")),
+    ));
+    assert!(md.contains("Latest sentence number 1"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002
 #[test]
 fn text_set_between_line_breaks_is_prose() {

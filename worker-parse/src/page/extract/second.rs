@@ -60,7 +60,7 @@ use crate::page::dom::{Data, Dom, NodeId};
 /// 250 moves one page of trafilatura's evaluation pages from a comment
 /// thread to its post and changes none of WCXB's (400, the floor before,
 /// moved neither).
-const HEADING_PROSE_MIN: u32 = 200;
+pub(super) const HEADING_PROSE_MIN: u32 = 200;
 
 /// Least prose of the page's marked article for it to be read instead of
 /// the descent's root: a few paragraphs.
@@ -121,6 +121,7 @@ const MARKED_TEXT_SHARE: f64 = 1.0 / 3.0;
 /// The root the page is read from: the page's one marked article where
 /// `first`, from the descent, holds it; else `first`, unless the reading
 /// from the title heading disagrees and wins (see the module doc).
+/// `headings`: the page's title headings ([`title_headings`]).
 pub(super) fn second_opinion(
     dom: &Dom,
     order: &[NodeId],
@@ -128,10 +129,9 @@ pub(super) fn second_opinion(
     first: NodeId,
     weight: &[Weight],
     skip: &[bool],
-    title: Option<&str>,
+    headings: &[NodeId],
 ) -> NodeId {
-    let headings = title_headings(dom, order, skip, title);
-    let marks = Marks::of(dom, order, skip, &headings);
+    let marks = Marks::of(dom, order, skip, headings);
     // The page's one structured-data body is its text whole: where the
     // descent went below it (past an opening paragraph, into the block
     // between two advertisements), the body is read.
@@ -165,7 +165,8 @@ pub(super) fn second_opinion(
     }
     // The first heading with prose around it: a logo heading has none.
     let Some((heading, anchor)) = headings
-        .into_iter()
+        .iter()
+        .copied()
         .find_map(|h| Some((h, prose_around(dom, h, start, first, weight)?)))
     else {
         return first;
@@ -282,7 +283,12 @@ fn marked_article(
 /// first of equals), as the title holds both the page's own and the
 /// site's name, which a logo may set as a heading; then the page's `<h1>`
 /// where it has only one.
-fn title_headings(dom: &Dom, order: &[NodeId], skip: &[bool], title: Option<&str>) -> Vec<NodeId> {
+pub(super) fn title_headings(
+    dom: &Dom,
+    order: &[NodeId],
+    skip: &[bool],
+    title: Option<&str>,
+) -> Vec<NodeId> {
     let title = title.map(str::to_lowercase);
     let mut h1s = Vec::new();
     // (the length of its text, the heading), in document order.
