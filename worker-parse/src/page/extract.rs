@@ -122,6 +122,7 @@ use html5ever::LocalName;
 use self::names::Names;
 use self::weights::TextCounts;
 use super::dom::{Data, Dom, Element, NodeId};
+use super::markdown;
 
 /// What the renderer needs: where to start and which nodes to leave out.
 #[derive(Debug)]
@@ -260,6 +261,40 @@ fn holds_any(dom: &Dom, id: NodeId, names: &[LocalName]) -> bool {
         stack.extend(dom.children(n));
     }
     false
+}
+
+/// The headings at or below a node whose text is all a link that
+/// `leads_on` accepts (a teaser's headline), and the others; headings are
+/// not looked into, nor what is skipped.
+fn linked_headings(
+    dom: &Dom,
+    id: NodeId,
+    weight: &[weights::Weight],
+    skip: &[bool],
+    leads_on: impl Fn(NodeId) -> bool,
+) -> (usize, usize) {
+    let (mut linked, mut other) = (0, 0);
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if skip[n] {
+            continue;
+        }
+        if dom
+            .element(n)
+            .and_then(Element::html_name)
+            .and_then(markdown::heading_level)
+            .is_some()
+        {
+            if weight[n].text > 0 && weight[n].link >= weight[n].text && leads_on(n) {
+                linked += 1;
+            } else {
+                other += 1;
+            }
+            continue;
+        }
+        stack.extend(dom.children(n));
+    }
+    (linked, other)
 }
 
 /// Whether `outer` is `inner` or one of its ancestors.

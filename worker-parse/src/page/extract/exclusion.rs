@@ -11,7 +11,7 @@ use html5ever::{LocalName, local_name};
 use super::names::{Names, caption_name, hidden_until_loaded};
 use super::second::has_clock_time;
 use super::weights::{Weight, bare_text_block};
-use super::{Kind, below, frames_page, holds_any, is, kind, names_article_body};
+use super::{Kind, below, frames_page, holds_any, is, kind, linked_headings, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 use crate::page::markdown::{heading_level, is_block};
 
@@ -362,29 +362,9 @@ pub(super) fn drop_boilerplate<'a>(
 
 /// Whether a block holds teasers: three headings at least whose text is
 /// all a link (a teaser's heading is its link; a section's heading is
-/// not). Headings are not looked into, nor what is skipped.
+/// not).
 fn teasers(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
-    let mut linked = 0usize;
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if skip[n] {
-            continue;
-        }
-        if dom
-            .element(n)
-            .and_then(Element::html_name)
-            .and_then(heading_level)
-            .is_some()
-        {
-            linked += usize::from(weight[n].text > 0 && weight[n].link >= weight[n].text);
-            if linked >= SERIES_MIN {
-                return true;
-            }
-            continue;
-        }
-        stack.extend(dom.children(n));
-    }
-    false
+    linked_headings(dom, id, weight, skip, |_| true).0 >= SERIES_MIN
 }
 
 /// Where each kind of block (tag and class) that sets a paragraph first

@@ -14,7 +14,7 @@ use html5ever::local_name;
 use super::root::{LEAD_WORDS_MIN, is_container};
 use super::second::HEADING_PROSE_MIN;
 use super::weights::{Weight, is_inline};
-use super::{collapsed_text, is, text_of};
+use super::{collapsed_text, is, linked_headings, text_of};
 use crate::page::dom::{Data, Dom, Element, NodeId};
 use crate::page::markdown::heading_level;
 
@@ -525,32 +525,10 @@ pub(super) fn drop_rails(
 }
 
 /// Whether a block is a rail of stories: [`RAIL_HEADINGS_MIN`] headings
-/// at least whose text is all a link within the site ([`within_site`]),
-/// and one other heading at most (its label). Headings are not looked
-/// into, nor what is skipped.
+/// at least whose text is all a link within the site ([`links_within`]),
+/// and one other heading at most (its label).
 fn is_rail(dom: &Dom, id: NodeId, weight: &[Weight], site: Option<&str>, skip: &[bool]) -> bool {
-    let (mut linked, mut other) = (0usize, 0usize);
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if skip[n] {
-            continue;
-        }
-        if dom
-            .element(n)
-            .and_then(Element::html_name)
-            .and_then(heading_level)
-            .is_some()
-        {
-            if weight[n].text > 0 && weight[n].link >= weight[n].text && links_within(dom, n, site)
-            {
-                linked += 1;
-            } else {
-                other += 1;
-            }
-            continue;
-        }
-        stack.extend(dom.children(n));
-    }
+    let (linked, other) = linked_headings(dom, id, weight, skip, |h| links_within(dom, h, site));
     linked >= RAIL_HEADINGS_MIN && other <= 1
 }
 
