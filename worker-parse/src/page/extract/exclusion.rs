@@ -65,6 +65,11 @@ const APPENDED_PROSE_MIN: u32 = 400;
 /// +0.01), no page of the other corpora changed.
 const WRAPPER_DEPTH: usize = 4;
 
+/// Longest text, in bytes, whose time of day dates its item: a date line
+/// ("May 4, 2024 at 9:15 pm", an author's name before it), not a time a
+/// paragraph mentions. Shorter than a paragraph counted as prose.
+const DATE_LINE_MAX: usize = 80;
+
 /// Fewest items that make a series: dated items, teasers.
 const SERIES_MIN: usize = 3;
 
@@ -989,9 +994,9 @@ impl Asks {
 /// Drops the series of dated items that follow an article's prose: a
 /// block whose children with text are mostly items that carry a date of
 /// their own (a `<time>`, an element with a `datetime`, or a time of day
-/// in their text) and set their text in two blocks at least
-/// ([`has_parts`]), three at least, with a text of prose before it in the
-/// document outside it.
+/// in a short line, [`DATE_LINE_MAX`]) and set their text in two blocks
+/// at least ([`has_parts`]), three at least, with a text of prose before
+/// it in the document outside it.
 /// Readers' comments and "more stories" teasers have that shape, by
 /// structure and whatever their names; an article's paragraphs do not
 /// carry dates of their own. A thread's or a listing's own items have
@@ -1018,9 +1023,10 @@ pub(super) fn drop_appended_series(
     // it, excluded ones aside.
     let mut headed = vec![false; n];
     for &id in order.iter().rev() {
+        let clock = |t: &str| t.len() <= DATE_LINE_MAX && has_clock_time(t);
         if dom.element(id).is_some_and(|e| {
             e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
-        }) || matches!(&dom.nodes[id].data, Data::Text(t) if has_clock_time(t))
+        }) || matches!(&dom.nodes[id].data, Data::Text(t) if clock(t))
         {
             dated[id] = true;
         }
