@@ -1898,6 +1898,24 @@ fn a_short_post_keeps_its_place_before_a_long_comment_thread() {
     ));
     assert!(md.contains("Post sentence number 4"), "{md}");
     assert!(!md.contains("Comment sentence"), "{md}");
+    // A text whose parts tell the time of day in their paragraphs (a
+    // day's account) is no series of dated items.
+    let parts: String = (0..5)
+        .map(|n| {
+            format!(
+                "<div class=part><p>At {}:15 the ferry left the quay again, {}</p><p>{}</p></div>",
+                n + 8,
+                prose(1, "Account"),
+                prose(1, "Later")
+            )
+        })
+        .collect();
+    let md = markdown(&format!(
+        "<body><div><h1>A day on the water</h1><p>{}</p><p>{}</p><div>{parts}</div></div></body>",
+        prose(5, "Intro"),
+        prose(5, "Intro"),
+    ));
+    assert!(md.contains("At 12:15 the ferry left"), "{md}");
     // Teasers with their dates after a short text go the same way.
     let teasers: String = (0..6)
         .map(|n| {
