@@ -206,7 +206,7 @@ const LENIENT_BELOW_WORDS: usize = 50;
 /// page needs scripts to show any text (`shell`).
 fn read_dom(html: &str, url: Option<&url::Url>, lenient: bool) -> (Option<Page>, bool) {
     let dom = dom::parse(html, !lenient);
-    let found = extract::extract(&dom, lenient, url.and_then(url::Url::host_str));
+    let found = extract::extract(&dom, lenient, url);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     // Asked only of a page with little text: a page of prose is no shell.
     let needs_scripts = !lenient

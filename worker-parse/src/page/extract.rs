@@ -149,9 +149,9 @@ pub(crate) struct Extraction {
 /// article: its structured data's one article body, else its only
 /// outermost `<article>`.
 ///
-/// `site`: the host of the page's address, which a rail of stories links
-/// within (see [`pruning::drop_rails`]); `None` where it has none.
-pub(crate) fn extract(dom: &Dom, lenient: bool, site: Option<&str>) -> Extraction {
+/// `page`: the page's address, within whose site a rail of stories links
+/// (see [`pruning::drop_rails`]); `None` where it has none.
+pub(crate) fn extract(dom: &Dom, lenient: bool, page: Option<&url::Url>) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
     let body = root::body(dom, &order);
@@ -195,7 +195,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool, site: Option<&str>) -> Extractio
     // On a page of prose, the rails of stories beside the text under its
     // title heading (the page's likeliest one the root holds).
     if prose && let Some(&heading) = headings.iter().find(|&&h| h != root && holds(dom, root, h)) {
-        pruning::drop_rails(dom, root, heading, &weight, site, &mut skip);
+        pruning::drop_rails(dom, root, heading, &weight, page, &mut skip);
     }
     pruning::drop_link_blocks(dom, &order, root, prose, &weight, &mut skip);
     // On a page of prose, what precedes the article's own heading or its

@@ -700,7 +700,7 @@ fn render(body: &str, url: Option<&url::Url>) -> Option<(String, bool)> {
         Cow::Owned(text_to_html(body))
     };
     let dom = dom::parse(&html, true);
-    let found = extract::extract(&dom, false, url.and_then(url::Url::host_str));
+    let found = extract::extract(&dom, false, url);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     markdown
         .chars()

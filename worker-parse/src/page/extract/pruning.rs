@@ -494,7 +494,7 @@ pub(super) fn drop_rails(
     root: NodeId,
     heading: NodeId,
     weight: &[Weight],
-    site: Option<&str>,
+    page: Option<&url::Url>,
     skip: &mut [bool],
 ) {
     let mut at = heading;
@@ -505,7 +505,7 @@ pub(super) fn drop_rails(
         };
         let rails: Vec<NodeId> = dom
             .children(parent)
-            .filter(|&c| c != at && !skip[c] && is_rail(dom, c, weight, site, skip))
+            .filter(|&c| c != at && !skip[c] && is_rail(dom, c, weight, page, skip))
             .collect();
         // The story: the heading's branch and what follows it up to the
         // next rail.
@@ -527,74 +527,59 @@ pub(super) fn drop_rails(
 /// Whether a block is a rail of stories: [`RAIL_HEADINGS_MIN`] headings
 /// at least whose text is all a link within the site ([`links_within`]),
 /// and one other heading at most (its label).
-fn is_rail(dom: &Dom, id: NodeId, weight: &[Weight], site: Option<&str>, skip: &[bool]) -> bool {
-    let (linked, other) = linked_headings(dom, id, weight, skip, |h| links_within(dom, h, site));
+fn is_rail(
+    dom: &Dom,
+    id: NodeId,
+    weight: &[Weight],
+    page: Option<&url::Url>,
+    skip: &[bool],
+) -> bool {
+    let (linked, other) = linked_headings(dom, id, weight, skip, |h| links_within(dom, h, page));
     linked >= RAIL_HEADINGS_MIN && other <= 1
 }
 
 /// Whether the first link at or below a node leads to another page of
-/// the site: a relative address other than a place in the page (`#…`),
-/// or an absolute one whose host is the site's, a `www.` aside, or one of
-/// its subdomains or the domain it is one of (an approximation of one
-/// site: no list of public suffixes is consulted).
-fn links_within(dom: &Dom, id: NodeId, site: Option<&str>) -> bool {
+/// the site: resolved against the page's address (`page`), an http(s)
+/// address other than the page's own (a place in it, `#…`, is none),
+/// whose host is the page's, a `www.` aside, or one of its subdomains or
+/// the domain it is one of (an approximation of one site: no list of
+/// public suffixes is consulted). Without the page's address, none does.
+fn links_within(dom: &Dom, id: NodeId, page: Option<&url::Url>) -> bool {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
         if let Some(href) = dom.element(n).and_then(|e| e.attr(&local_name!("href"))) {
-            let href = href.trim();
-            let Some(rest) = absolute_rest(href) else {
-                return !href.is_empty() && !href.starts_with('#') && !has_scheme(href);
+            let Some((page, target)) = page.and_then(|p| Some((p, p.join(href.trim()).ok()?)))
+            else {
+                return false;
             };
-            let host = rest
-                .split(['/', '?', '#', ':', '@'])
-                .next()
-                .unwrap_or_default();
-            return site.is_some_and(|site| same_site(host, site));
+            return matches!(target.scheme(), "http" | "https")
+                && !same_page(page, &target)
+                && target
+                    .host_str()
+                    .zip(page.host_str())
+                    .is_some_and(|(a, b)| same_site(a, b));
         }
         stack.extend(dom.children_last_first(n));
     }
     false
 }
 
-/// What follows `//` in an absolute http(s) or scheme-relative address.
-fn absolute_rest(href: &str) -> Option<&str> {
-    let lower = href.get(..8).unwrap_or(href).to_ascii_lowercase();
-    if lower.starts_with("https://") {
-        href.get(8..)
-    } else if lower.starts_with("http://") {
-        href.get(7..)
-    } else {
-        href.strip_prefix("//")
-    }
+/// Whether two addresses are one page, their fragments aside.
+fn same_page(a: &url::Url, b: &url::Url) -> bool {
+    a[..url::Position::AfterQuery] == b[..url::Position::AfterQuery]
 }
 
-/// Whether an address starts with a scheme other than http(s)
-/// (`mailto:`, `javascript:`): a letter, then letters, digits, `+`, `-`
-/// or `.`, then a colon, before any `/`, `?` or `#`.
-fn has_scheme(href: &str) -> bool {
-    let Some((scheme, _)) = href.split_once(':') else {
-        return false;
-    };
-    scheme
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-}
-
-/// Whether two hosts are one site: equal once a leading `www.` is left
-/// aside (case aside), or one a subdomain of the other.
+/// Whether two hosts (as an address parses them: lower case) are one
+/// site: equal once a leading `www.` is left aside, or one a subdomain of
+/// the other.
 fn same_site(a: &str, b: &str) -> bool {
-    let strip = |h: &str| {
-        let h = h.trim_end_matches('.').to_ascii_lowercase();
-        h.strip_prefix("www.").map(str::to_owned).unwrap_or(h)
+    let (a, b) = (
+        a.strip_prefix("www.").unwrap_or(a),
+        b.strip_prefix("www.").unwrap_or(b),
+    );
+    let below = |sub: &str, domain: &str| {
+        sub.strip_suffix(domain)
+            .is_some_and(|rest| rest.ends_with('.'))
     };
-    let (a, b) = (strip(a), strip(b));
-    !a.is_empty()
-        && !b.is_empty()
-        && (a == b
-            || a.strip_suffix(b.as_str()).is_some_and(|p| p.ends_with('.'))
-            || b.strip_suffix(a.as_str()).is_some_and(|p| p.ends_with('.')))
+    !a.is_empty() && (a == b || below(a, b) || below(b, a))
 }
