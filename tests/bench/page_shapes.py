@@ -3,31 +3,33 @@ of a page, with a known truth: a post (its paragraphs taken at random from
 the article truths of a development corpus) set among a site's furniture
 and the parts that take a short text's place (readers' comments, related
 posts, a news site's rails of linked headlines, a sidebar, a footer, a
-sign-up box, share and tag links); and, as
-the other side of the same judgement, a forum's thread, whose replies are
-its text (set like its question, or apart from it as comments are).
+sign-up box, share and tag links); and, as the other side of the same
+judgement, a forum's thread, whose replies are its text (set like its
+question, or apart from it as comments are).
 
 Usage: python3 tests/bench/page_shapes.py BENCH_DIR [--pages N] [--seed S]
                                           [--keep DIR]
   BENCH_DIR holds wcxb-dev/ (its ground-truth.json and metadata.json give
   the paragraphs). Builds the `extract_page` example, reads each page with
-  it, and prints word F1 (precision, recall) against the post, the pages
-  under F1 0.3, and the same by the post's length, by how the page names
-  its blocks and by which parts it holds; beside trafilatura's figures on
-  the same pages where TRAFILATURA_PYTHON (default
-  target/bench-venv/bin/python, see extract.sh) has it.
+  it, and prints word F1 (precision, recall) against the truth, the pages
+  under F1 0.3, and the same by the text's length, by the page's kind, by
+  how the page names its blocks and by which parts it holds; beside
+  trafilatura's figures on the same pages where TRAFILATURA_PYTHON
+  (default target/bench-venv/bin/python, see extract.sh) has it.
 
-Each page draws, with a seeded generator: whether its blocks are named by
-what they are ("comments", "related") or by hashes as style tools write
-them; the post's wrapper (`<article>`, `<main>`, both, a `<div>`, none);
-where its title heading is (an `<h1>` or `<h2>` in the post, an `<h1>`
-before it, none); a logo heading; the post's paragraphs (2 to 12, or set
-between line breaks); a byline; and each part with its placement (comments
-inside the wrapper or after it, dated with `<time>` or in text; related
-posts with or without excerpts; the sidebar before or after the post in
-the document). It measures a development figure: the shapes are chosen,
-not sampled from the web, and the paragraphs come from a development
-corpus.
+Each page draws, with a seeded generator: its kind (a post, or one time in
+five a thread: a question of one to four paragraphs and its dated
+replies); whether its blocks are named by what they are ("comments",
+"related") or by hashes as style tools write them; the post's wrapper
+(`<article>`, `<main>`, both, a `<div>`, none); where its title heading is
+(an `<h1>` or `<h2>` in the post, an `<h1>` before it, none); a logo
+heading; the post's paragraphs (2 to 12, or set between line breaks); a
+byline; and each part with its placement (comments inside the wrapper or
+after it, dated with `<time>` or in text; related posts with or without
+excerpts; rails before and after the post; the sidebar before or after
+the post in the document). It measures a development figure: the shapes
+are chosen, not sampled from the web, and the paragraphs come from a
+development corpus.
 """
 
 import argparse
@@ -49,7 +51,7 @@ EXTRACT = "target/release/examples/extract_page"
 # string per page on stdout.
 ANCHOR = """
 import json, sys, trafilatura
-for path in sys.stdin.read().split():
+for path in sys.stdin.read().splitlines():
     text = trafilatura.extract(open(path).read(), include_comments=False) or ""
     print(json.dumps(text))
 """
@@ -281,7 +283,7 @@ def anchor(paths):
     python = os.environ.get("TRAFILATURA_PYTHON", "target/bench-venv/bin/python")
     if not os.path.exists(python):
         return None
-    run = subprocess.run([python, "-c", ANCHOR], input=" ".join(paths), capture_output=True, text=True)
+    run = subprocess.run([python, "-c", ANCHOR], input="\n".join(paths), capture_output=True, text=True)
     if run.returncode != 0:
         return None
     return [json.loads(line) for line in run.stdout.splitlines()]
@@ -343,7 +345,7 @@ def main():
     ]
     print(f"page shapes: {args.pages} pages, seed {args.seed} (pages in {keep})")
     report("all", [r for r, _, _ in rows])
-    print("by the post's length")
+    print("by the text's length")
     for label, lo, hi in [("under 400 bytes", 0, 400), ("400 to 1000", 400, 1000), ("1000 and more", 1000, 10**9)]:
         report(label, [r for r, _, n in rows if lo <= n < hi])
     print("by the page's kind")
