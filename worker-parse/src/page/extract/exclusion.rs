@@ -1025,8 +1025,8 @@ pub(super) fn drop_appended_series(
     // And whether a heading whose text is not all links is at or below
     // it, excluded ones aside.
     let mut headed = vec![false; n];
+    let clock = |t: &str| t.len() <= DATE_LINE_MAX && has_clock_time(t);
     for &id in order.iter().rev() {
-        let clock = |t: &str| t.len() <= DATE_LINE_MAX && has_clock_time(t);
         if dom.element(id).is_some_and(|e| {
             e.html_name() == Some(&local_name!("time")) || e.has_attr(&local_name!("datetime"))
         }) || matches!(&dom.nodes[id].data, Data::Text(t) if clock(t))

@@ -238,12 +238,12 @@ impl Marks {
         }
         // Of several, the one that holds the page's title heading (its
         // likeliest): a page's article among the related posts it sets as
-        // articles too.
+        // articles too. Outermost ones hold none of each other, so one at
+        // most holds it.
         let titled = match outermost.as_slice() {
-            [_, _, ..] => headings.first().and_then(|&h| {
-                let mut holding = outermost.iter().filter(|&&o| holds(dom, o, h));
-                holding.next().copied().filter(|_| holding.next().is_none())
-            }),
+            [_, _, ..] => headings
+                .first()
+                .and_then(|&h| outermost.iter().copied().find(|&o| holds(dom, o, h))),
             _ => None,
         };
         Self {
