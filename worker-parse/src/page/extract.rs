@@ -55,7 +55,9 @@
 //!    body without cutting a list of items in half, a product's
 //!    specifications off its blurb, an introduction off the grid of items
 //!    it introduces, or an article off the text blocks a page builder
-//!    split it into.
+//!    split it into; nor, on prose, into a child whose prose is mostly
+//!    the items of lists without a time (a paper's references) beside a
+//!    paragraph or two of the text outside lists (its abstract).
 //!    A **second opinion** (`second`) asks what the page marks first:
 //!    where the descent went below the page's one structured-data
 //!    article body, the body is read whole (its opening paragraph too);

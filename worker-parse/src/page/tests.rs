@@ -843,6 +843,35 @@ fn an_article_s_introduction_stays_with_the_grid_of_items_it_introduces() {
     assert!(!md.contains("Sidebar"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (the descent does not move into an undated list
+// beside the text's prose: a paper's abstract and introduction, too long
+// to be read as a lead, stay with its references, which hold most of the
+// paragraph text)
+#[test]
+fn an_article_s_abstract_is_read_with_its_long_list_of_references() {
+    let references: String = (0..60)
+        .map(|i| {
+            format!(
+                "<li><p>Author {i} A, Writer B. A study of river floods in the lower \
+                 valley, part {i}. J Hydrol Stud. 2019;{i}(2):100-9.</p></li>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><nav><a href=/>Journal</a></nav><article><h1>Floods of the lower valley</h1>\
+         <div class=body><section><h2>Abstract</h2><p>{}</p></section>\
+         <section><h2>Introduction</h2><p>{}</p><p>{}</p></section>\
+         <section><h2>References</h2><ol>{references}</ol></section></div></article></body>",
+        prose(6, "Abstract"),
+        prose(15, "Opening"),
+        prose(15, "Method")
+    );
+    let md = markdown(&page);
+    assert!(md.contains("Abstract sentence number 0"), "{md}");
+    assert!(md.contains("Method sentence number 14"), "{md}");
+    assert!(md.contains("Author 59 A"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (the descent does not move into the first of the
 // blocks of one kind that a page builder splits an article into: the
 // others would be lost; a block of another kind beside it stays out)

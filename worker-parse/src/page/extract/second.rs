@@ -418,7 +418,7 @@ fn series_of(
 /// Whether a block carries a time: a `<time>` element, or a time of day
 /// in its text (`9:41`, or `11h29` as French and others write it), as
 /// posts and comments do.
-fn carries_time(dom: &Dom, id: NodeId) -> bool {
+pub(super) fn carries_time(dom: &Dom, id: NodeId) -> bool {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
         match &dom.nodes[n].data {

@@ -27,6 +27,8 @@ pub(super) struct Weight {
     /// Text outside links in paragraphs (`<p>`, `<pre>`) of some length:
     /// prose.
     pub(super) para: u32,
+    /// Of that prose, what list items (`<li>`) hold.
+    pub(super) listed: u32,
     /// Text outside links set straight in this element or in its inline
     /// descendants (not in a nested block).
     pub(super) own: u32,
@@ -166,11 +168,15 @@ pub(super) fn weigh(
             // runs between `<br>`s) is prose as much as a `<p>` is.
             weight[id].para = weight[id].para.saturating_add(weight[id].own);
         }
+        if is(dom, id, &local_name!("li")) {
+            weight[id].listed = weight[id].para;
+        }
         if let Some(p) = dom.nodes[id].parent {
             let w = weight[id];
             weight[p].text = weight[p].text.saturating_add(w.text);
             weight[p].link = weight[p].link.saturating_add(w.link);
             weight[p].para = weight[p].para.saturating_add(w.para);
+            weight[p].listed = weight[p].listed.saturating_add(w.listed);
             if name.is_none_or(is_inline) {
                 weight[p].own = weight[p].own.saturating_add(w.own);
                 weight[p].breaks = weight[p].breaks.saturating_add(w.breaks);
