@@ -153,8 +153,8 @@ pub(super) fn descend(
                                 >= PROSE_DESCEND_ALL_SHARE * f64::from(weight[root].text)
                             && f64::from(own_prose(dom, root, c, weight, skip))
                                 < OWN_PROSE_SHARE * total
-                            && !(list_beside_prose(weight[root], weight[c])
-                                && !carries_time(dom, c)))) =>
+                            && (!list_beside_prose(weight[root], weight[c])
+                                || carries_time(dom, c)))) =>
             {
                 root = c
             }
