@@ -97,6 +97,11 @@ printf '<html><body><main><p>%s</p><button aria-expanded="false" aria-controls="
 # one headline a link, one empty, an entry nested in an entry
 # (extract/exclusion.rs).
 printf '<html><body><article><p>%s</p><p>%s</p><div><div><time>1</time><h3>a</h3><p>b</p></div><div><time>2</time><h3><a href="/x">c</a></h3><p>%s</p></div><div><time>3</time><h2></h2><div><time>4</time><h4>d</h4></div></div><div><time>5</time><h6>e</h6></div></div></article></body></html>' "$s" "$s" "$s" | seed html_extract
+# A declared discussion (page/structured.rs, extract/exclusion.rs): a
+# thread whose replies are named as comments, declared in JSON-LD and in
+# microdata; a paper's abstract beside its references (extract/root.rs),
+# and a word a page hyphenates.
+printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":["DiscussionForumPosting"]}]}</script></head><body><div class="m" itemscope itemtype="https://schema.org/QAPage"><p>%s</p></div><div class="comments"><div class="c"><p>%s</p></div><div class="c"><p>b</p></div><div class="c"><p>c</p></div></div><article><section><p>%s</p></section><section><ol><li><p>%s</p></li><li><p>%s</p></li><li><p>hy&shy;phen\xc2\xadated</p></li></ol></section></article></body></html>' "$s" "$s" "$s" "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract

@@ -35,7 +35,9 @@
 //!    unless its items carry headings of their own text (a live report's
 //!    entries). Neither goes where its text is set in blocks of the kind
 //!    that set a paragraph before it: a forum's replies, set like its
-//!    opening post, are its content.
+//!    opening post, are its content; nor on a page that declares itself
+//!    a discussion in its structured data (schema.org's
+//!    `DiscussionForumPosting` or `QAPage`).
 //!    By structure too, a form that asks for a password (a sign-in) goes
 //!    wherever it is, and the box around a form that asks the reader to
 //!    type (a newsletter's sign-up and its terms), set after a text of
@@ -153,7 +155,17 @@ pub(crate) struct Extraction {
 ///
 /// `page`: the page's address, within whose site a rail of stories links
 /// (see [`pruning::drop_rails`]); `None` where it has none.
-pub(crate) fn extract(dom: &Dom, lenient: bool, page: Option<&url::Url>) -> Extraction {
+///
+/// `discussion`: the page declares itself a forum's thread or a question
+/// and its answers, whose replies are its text: a comment section or a
+/// series of dated items after its opening post is read, not dropped as
+/// an article's comments.
+pub(crate) fn extract(
+    dom: &Dom,
+    lenient: bool,
+    page: Option<&url::Url>,
+    discussion: bool,
+) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
     let body = root::body(dom, &order);
@@ -165,7 +177,7 @@ pub(crate) fn extract(dom: &Dom, lenient: bool, page: Option<&url::Url>) -> Extr
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates);
+    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates, discussion);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
     exclusion::drop_form_boxes(dom, &order, body, &weight, &before, &mut skip);
     exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);

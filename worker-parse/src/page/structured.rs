@@ -143,6 +143,59 @@ pub(crate) fn fallback(
     })
 }
 
+/// schema.org's types of a page that is a discussion: a forum's thread,
+/// a question and its answers. Its replies are its text.
+const DISCUSSION_TYPES: &[&str] = &["DiscussionForumPosting", "QAPage"];
+
+/// Whether the page declares itself a discussion ([`DISCUSSION_TYPES`]):
+/// in its JSON-LD, or as the `itemtype` of its microdata. Looked for
+/// only where the type's name is in the page at all.
+pub(crate) fn declares_discussion(html: &str) -> bool {
+    let bytes = html.as_bytes();
+    if !DISCUSSION_TYPES
+        .iter()
+        .any(|t| memchr::memmem::find(bytes, t.as_bytes()).is_some())
+    {
+        return false;
+    }
+    if microdata_declares(bytes) {
+        return true;
+    }
+    let mut budget = Budget { values: VALUES_MAX };
+    scripts(html)
+        .into_iter()
+        .filter(|(block, _)| *block == Block::LinkedData)
+        .filter_map(|(_, text)| parse_json(text))
+        .any(|value| {
+            let mut found = false;
+            walk(&value, &mut budget, |v| {
+                found |= matches!(v, Value::Object(map) if is_type(map, DISCUSSION_TYPES));
+            });
+            found
+        })
+}
+
+/// Whether an `itemtype` attribute names a discussion type (a schema.org
+/// address whose last part is one of [`DISCUSSION_TYPES`]).
+fn microdata_declares(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"itemtype=").any(|at| {
+        let value = &bytes[at + b"itemtype=".len()..];
+        let (quote, value) = match value.first() {
+            Some(&q @ (b'"' | b'\'')) => (Some(q), &value[1..]),
+            _ => (None, value),
+        };
+        let end = value
+            .iter()
+            .position(|&b| Some(b) == quote || (quote.is_none() && (b == b'>' || b.is_ascii_whitespace())))
+            .unwrap_or(value.len())
+            .min(256);
+        value[..end]
+            .split(|&b| b.is_ascii_whitespace())
+            .filter_map(|t| t.rsplit(|&b| b == b'/').next())
+            .any(|last| DISCUSSION_TYPES.iter().any(|t| last == t.as_bytes()))
+    })
+}
+
 /// The chosen string and, from JSON-LD, its headline.
 #[derive(Debug)]
 struct Found {
@@ -700,7 +753,7 @@ fn render(body: &str, url: Option<&url::Url>) -> Option<(String, bool)> {
         Cow::Owned(text_to_html(body))
     };
     let dom = dom::parse(&html, true);
-    let found = extract::extract(&dom, false, url);
+    let found = extract::extract(&dom, false, url, false);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     markdown
         .chars()

@@ -1831,6 +1831,37 @@ fn dated_item(n: usize, text: &str) -> String {
     )
 }
 
+// Verifies: REQ-PAGE-002 (a page that declares itself a forum's thread or
+// a question and its answers in its structured data reads its replies,
+// which the same page without the declaration leaves out as an article's
+// comments)
+#[test]
+fn a_declared_discussion_reads_its_replies_as_its_text() {
+    let declared = "<script type=\"application/ld+json\">\
+         {\"@context\":\"https://schema.org\",\"@type\":\"DiscussionForumPosting\"}</script>";
+    let opening = format!("<p>{}</p><p>{}</p>", prose(5, "Question"), prose(5, "Question"));
+    // Replies in a section named as comments, and replies set as a series
+    // of dated items.
+    let named = format!(
+        "<div class=post>{opening}</div><div id=comments>{}</div>",
+        comments(4, 3)
+    );
+    let dated = format!(
+        "<div class=post>{opening}</div><ol>{}</ol>",
+        (0..4)
+            .map(|n| dated_item(n, &prose(2, "Answer")))
+            .collect::<String>()
+    );
+    for (thread, reply) in [(named, "Reader sentence number 2"), (dated, "Answer sentence number 1")] {
+        let plain = markdown(&format!("<html><head></head><body>{thread}</body></html>"));
+        assert!(plain.contains("Question sentence number 4"), "{plain}");
+        assert!(!plain.contains(reply), "{plain}");
+        let md = markdown(&format!("<html><head>{declared}</head><body>{thread}</body></html>"));
+        assert!(md.contains("Question sentence number 4"), "{md}");
+        assert!(md.contains(reply), "{md}");
+    }
+}
+
 // Verifies: REQ-PAGE-002 (a thread's posts are its content)
 #[test]
 fn replies_set_like_the_opening_post_are_read_with_it() {

@@ -519,3 +519,32 @@ fn an_article_stored_as_a_list_of_paragraph_blocks_is_read_whole() {
     assert!(paras[5].starts_with("The block5 council"));
     assert!(!p.markdown.contains("ferry"));
 }
+
+// Verifies: REQ-PAGE-002 (a page that declares itself a discussion is
+// known by its declaration, not by the type's name in its text)
+#[test]
+fn a_discussion_is_known_by_its_json_ld_or_its_microdata_type() {
+    let thread = ld(&json!({"@context": "https://schema.org", "@graph": [
+        {"@type": "BreadcrumbList"},
+        {"@type": ["DiscussionForumPosting"], "headline": "Ferry times"}
+    ]}));
+    assert!(declares_discussion(&shell(&thread)));
+    let answers = ld(&json!({"@type": "https://schema.org/QAPage"}));
+    assert!(declares_discussion(&shell(&answers)));
+    assert!(declares_discussion(
+        "<body><div itemscope itemtype=\"https://schema.org/QAPage\"><p>Q</p></div></body>"
+    ));
+    assert!(declares_discussion(
+        "<body><article itemscope itemtype='http://schema.org/DiscussionForumPosting'></article></body>"
+    ));
+    // An article, a page of questions the site answers itself, and an
+    // article that names the type in its text or in another type's name.
+    for page in [
+        shell(&ld(&json!({"@type": "NewsArticle", "articleBody": "The QAPage type"}))),
+        shell(&ld(&json!({"@type": "FAQPage", "mainEntity": [{"@type": "Question"}]}))),
+        "<body><p>Mark a forum's thread as DiscussionForumPosting.</p></body>".to_owned(),
+        "<body><div itemscope itemtype=\"https://schema.org/QAPageView\"></div></body>".to_owned(),
+    ] {
+        assert!(!declares_discussion(&page), "{page}");
+    }
+}
