@@ -175,20 +175,26 @@ pub(crate) fn declares_discussion(html: &str) -> bool {
         })
 }
 
+/// Bytes of an `itemtype` value read at most.
+const ITEMTYPE_MAX_BYTES: usize = 256;
+
 /// Whether an `itemtype` attribute names a discussion type (a schema.org
 /// address whose last part is one of [`DISCUSSION_TYPES`]).
 fn microdata_declares(bytes: &[u8]) -> bool {
     memchr::memmem::find_iter(bytes, b"itemtype=").any(|at| {
+        // A value is an address or a few: its first bytes, not the rest
+        // of the page, are read.
         let value = &bytes[at + b"itemtype=".len()..];
+        let value = &value[..value.len().min(ITEMTYPE_MAX_BYTES)];
         let (quote, value) = match value.first() {
             Some(&q @ (b'"' | b'\'')) => (Some(q), &value[1..]),
             _ => (None, value),
         };
-        let end = value
-            .iter()
-            .position(|&b| Some(b) == quote || (quote.is_none() && (b == b'>' || b.is_ascii_whitespace())))
-            .unwrap_or(value.len())
-            .min(256);
+        let ends = |b: u8| match quote {
+            Some(q) => b == q,
+            None => b == b'>' || b.is_ascii_whitespace(),
+        };
+        let end = value.iter().position(|&b| ends(b)).unwrap_or(value.len());
         value[..end]
             .split(|&b| b.is_ascii_whitespace())
             .filter_map(|t| t.rsplit(|&b| b == b'/').next())

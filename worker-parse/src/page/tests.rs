@@ -171,7 +171,8 @@ fn words_a_page_hyphenates_are_returned_whole() {
     }) {
         PageResult::Page(p) => {
             assert!(
-                p.markdown.contains("The candidature was announced on the quay")
+                p.markdown
+                    .contains("The candidature was announced on the quay")
                     && p.markdown.contains("the fishermen mend"),
                 "{:?}",
                 p.markdown
@@ -1839,7 +1840,11 @@ fn dated_item(n: usize, text: &str) -> String {
 fn a_declared_discussion_reads_its_replies_as_its_text() {
     let declared = "<script type=\"application/ld+json\">\
          {\"@context\":\"https://schema.org\",\"@type\":\"DiscussionForumPosting\"}</script>";
-    let opening = format!("<p>{}</p><p>{}</p>", prose(5, "Question"), prose(5, "Question"));
+    let opening = format!(
+        "<p>{}</p><p>{}</p>",
+        prose(5, "Question"),
+        prose(5, "Question")
+    );
     // Replies in a section named as comments, and replies set as a series
     // of dated items.
     let named = format!(
@@ -1852,11 +1857,16 @@ fn a_declared_discussion_reads_its_replies_as_its_text() {
             .map(|n| dated_item(n, &prose(2, "Answer")))
             .collect::<String>()
     );
-    for (thread, reply) in [(named, "Reader sentence number 2"), (dated, "Answer sentence number 1")] {
+    for (thread, reply) in [
+        (named, "Reader sentence number 2"),
+        (dated, "Answer sentence number 1"),
+    ] {
         let plain = markdown(&format!("<html><head></head><body>{thread}</body></html>"));
         assert!(plain.contains("Question sentence number 4"), "{plain}");
         assert!(!plain.contains(reply), "{plain}");
-        let md = markdown(&format!("<html><head>{declared}</head><body>{thread}</body></html>"));
+        let md = markdown(&format!(
+            "<html><head>{declared}</head><body>{thread}</body></html>"
+        ));
         assert!(md.contains("Question sentence number 4"), "{md}");
         assert!(md.contains(reply), "{md}");
     }

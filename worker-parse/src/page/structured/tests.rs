@@ -540,8 +540,12 @@ fn a_discussion_is_known_by_its_json_ld_or_its_microdata_type() {
     // An article, a page of questions the site answers itself, and an
     // article that names the type in its text or in another type's name.
     for page in [
-        shell(&ld(&json!({"@type": "NewsArticle", "articleBody": "The QAPage type"}))),
-        shell(&ld(&json!({"@type": "FAQPage", "mainEntity": [{"@type": "Question"}]}))),
+        shell(&ld(
+            &json!({"@type": "NewsArticle", "articleBody": "The QAPage type"}),
+        )),
+        shell(&ld(
+            &json!({"@type": "FAQPage", "mainEntity": [{"@type": "Question"}]}),
+        )),
         "<body><p>Mark a forum's thread as DiscussionForumPosting.</p></body>".to_owned(),
         "<body><div itemscope itemtype=\"https://schema.org/QAPageView\"></div></body>".to_owned(),
     ] {
