@@ -175,8 +175,8 @@ fn read_decoded(input: &PageInput<'_>) -> PageResult {
 
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
-    let discussion = structured::declares_discussion(html);
-    let (first, needs_scripts) = read_dom(html, url, discussion, false);
+    let declared = structured::Declared::new(html);
+    let (first, needs_scripts) = read_dom(html, url, &declared, false);
     let words = first.as_ref().map_or(0, |p| {
         // Counted only as far as the bound: the exact count matters below it.
         p.markdown
@@ -189,7 +189,7 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     }
     // Little or nothing: perhaps a page whose content waits for a script
     // (in <noscript>, or hidden by an inline style until revealed).
-    let (second, _) = read_dom(html, url, discussion, true);
+    let (second, _) = read_dom(html, url, &declared, true);
     let better = match (&first, &second) {
         (_, None) => first,
         (None, Some(_)) => second,
@@ -214,16 +214,16 @@ const LENIENT_BELOW_WORDS: usize = 50;
 
 /// One extraction try: `None` when it finds no content; and, for the
 /// strict try (scripting on, `<noscript>` read as raw text), whether the
-/// page needs scripts to show any text (`shell`). `discussion`: whether
-/// the page declares itself one ([`structured::declares_discussion`]).
+/// page needs scripts to show any text (`shell`). `declared`: what the
+/// page declares of itself in its structured data.
 fn read_dom(
     html: &str,
     url: Option<&url::Url>,
-    discussion: bool,
+    declared: &structured::Declared<'_>,
     lenient: bool,
 ) -> (Option<Page>, bool) {
     let dom = dom::parse(html, !lenient);
-    let found = extract::extract(&dom, lenient, url, discussion);
+    let found = extract::extract(&dom, lenient, url, declared);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     // Asked only of a page with little text: a page of prose is no shell.
     let needs_scripts = !lenient

@@ -130,6 +130,7 @@ use self::names::Names;
 use self::weights::TextCounts;
 use super::dom::{Data, Dom, Element, NodeId};
 use super::markdown;
+use super::structured::Declared;
 
 /// What the renderer needs: where to start and which nodes to leave out.
 #[derive(Debug)]
@@ -156,15 +157,16 @@ pub(crate) struct Extraction {
 /// `page`: the page's address, within whose site a rail of stories links
 /// (see [`pruning::drop_rails`]); `None` where it has none.
 ///
-/// `discussion`: the page declares itself a forum's thread or a question
-/// and its answers, whose replies are its text: a comment section or a
-/// series of dated items after its opening post is read, not dropped as
-/// an article's comments.
+/// `declared`: what the page declares of itself in its structured data.
+/// A page that declares itself a forum's thread or a question and its
+/// answers has replies that are its text: a comment section or a series
+/// of dated items after its opening post is read, not dropped as an
+/// article's comments (asked only of a page that has one).
 pub(crate) fn extract(
     dom: &Dom,
     lenient: bool,
     page: Option<&url::Url>,
-    discussion: bool,
+    declared: &Declared<'_>,
 ) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
@@ -177,7 +179,7 @@ pub(crate) fn extract(
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates, discussion);
+    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates, declared);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
     exclusion::drop_form_boxes(dom, &order, body, &weight, &before, &mut skip);
     exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);

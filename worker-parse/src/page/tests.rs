@@ -161,14 +161,10 @@ fn words_a_page_hyphenates_are_returned_whole() {
     // A hyphenation plugin marks where a line may break inside a word, as
     // an entity or as the character: the reader sees each word whole, and
     // a search for it finds it.
-    let html = "<html><head><title>Hyphen&shy;ation</title></head><body><p>The can\u{AD}di\u{AD}da\u{AD}ture \
+    let page = "<html><head><title>Hyphen&shy;ation</title></head><body><p>The can\u{AD}di\u{AD}da\u{AD}ture \
                 was an\u{AD}nounced on the quay, where the ferry waits for the morning tide and the \
                 fish&shy;ermen mend their nets before the market opens.</p></body></html>";
-    match read_page(&PageInput {
-        body: html.as_bytes(),
-        content_type: Some("text/html; charset=utf-8"),
-        url: "https://example.com/",
-    }) {
+    match html(page) {
         PageResult::Page(p) => {
             assert!(
                 p.markdown

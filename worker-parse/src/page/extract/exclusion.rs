@@ -14,6 +14,7 @@ use super::weights::{Weight, bare_text_block};
 use super::{Kind, below, frames_page, holds_any, is, kind, linked_headings, names_article_body};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 use crate::page::markdown::{heading_level, is_block};
+use crate::page::structured::Declared;
 
 /// Largest share of the page's text a block named as boilerplate may hold
 /// and still be dropped, unless the rest of the page outweighs it
@@ -249,28 +250,28 @@ pub(super) struct Before<'a> {
     pub(super) prose: Vec<u32>,
     pub(super) plain: Vec<u32>,
     posts: PostKinds<'a>,
+    /// What the page declares of itself: a discussion's replies, however
+    /// they are set, are its posts.
+    declared: &'a Declared<'a>,
 }
 
 impl<'a> Before<'a> {
     /// `bare`: the blocks whose own text counts as prose (sorted), which
-    /// `weight` was weighed with. `discussion`: the page declares itself
-    /// a forum's thread or a question and its answers, whose replies are
-    /// all its posts ([`PostKinds::set_before`]).
+    /// `weight` was weighed with. `declared`: what the page declares of
+    /// itself (a forum's thread or a question and its answers has replies
+    /// that are its text).
     pub(super) fn new(
         dom: &'a Dom,
         order: &[NodeId],
         weight: &[Weight],
         skip: &[bool],
         bare: &[NodeId],
-        discussion: bool,
+        declared: &'a Declared<'a>,
     ) -> Self {
         let n = dom.nodes.len();
         let (mut prose, mut plain) = (vec![0u32; n], vec![0u32; n]);
         let (mut running_prose, mut running_plain) = (0u32, 0u32);
-        let mut posts = PostKinds {
-            first: HashMap::new(),
-            discussion,
-        };
+        let mut posts = PostKinds::default();
         for (at, &id) in order.iter().enumerate() {
             posts.note(dom, at, id, weight, skip, bare);
             prose[id] = running_prose;
@@ -291,6 +292,7 @@ impl<'a> Before<'a> {
             prose,
             plain,
             posts,
+            declared,
         }
     }
 }
@@ -303,7 +305,11 @@ impl<'a> Before<'a> {
 /// forum's replies, set like its opening post, are its content however
 /// short. So do teasers in a block so named after prose of the page's own
 /// ("You may also like" after a short post), however much of the page
-/// they hold. On a page of prose, captions go too.
+/// they hold. On a page of prose, captions go too. On a page that
+/// declares itself a discussion, no comment section goes: its replies are
+/// its text however they are set (measured: one of WCXB's forum pages
+/// from its question alone, F1 0.35, to its answers too, 0.87; no page
+/// of another set changed).
 pub(super) fn drop_boilerplate<'a>(
     dom: &'a Dom,
     order: &[NodeId],
@@ -364,6 +370,8 @@ pub(super) fn drop_boilerplate<'a>(
                         weight[id],
                         names.reviews(e).then_some(weight[body]),
                     )))
+            // Asked last: only of a block that would go.
+            && !(names.comments(e) && before.declared.discussion())
         {
             mark_subtree(dom, id, skip);
             // All of it precedes the nodes still to come in document
@@ -397,11 +405,9 @@ fn teasers(dom: &Dom, id: NodeId, weight: &[Weight], skip: &[bool]) -> bool {
 /// pages up, +0.39, where the replies are lines of bare text; no page of
 /// another corpus changed. Taking a post's blocks of bare text as loosely
 /// cost the article set one page its text, −0.96).
+#[derive(Default)]
 struct PostKinds<'a> {
     first: HashMap<Kind<'a>, usize>,
-    /// The page declares itself a discussion: every section of replies is
-    /// its posts.
-    discussion: bool,
 }
 
 impl<'a> PostKinds<'a> {
@@ -430,11 +436,7 @@ impl<'a> PostKinds<'a> {
     /// Whether the section at `order[at]` sets text ([`sets_text`]) in a
     /// block of its own (not the section itself) of a kind that set a
     /// paragraph before it: a forum's replies set like its opening post,
-    /// where an article's comments are set unlike its text. On a page
-    /// that declares itself a discussion, every section does: its replies
-    /// are its text however they are set (measured: one of WCXB's forum
-    /// pages from its question alone, F1 0.35, to its answers too, 0.87;
-    /// no page of another set changed).
+    /// where an article's comments are set unlike its text.
     fn set_before(
         &self,
         dom: &Dom,
@@ -443,9 +445,6 @@ impl<'a> PostKinds<'a> {
         weight: &[Weight],
         skip: &[bool],
     ) -> bool {
-        if self.discussion {
-            return true;
-        }
         let section = order[at];
         below(dom, order, at)
             .filter(|&id| sets_text(dom, id, weight, skip))
@@ -1019,8 +1018,9 @@ impl Asks {
 /// structure and whatever their names; an article's paragraphs do not
 /// carry dates of their own. A thread's or a listing's own items have
 /// little prose before them (a title, an introduction), so they stay, as
-/// do replies set like a long opening post ([`PostKinds::set_before`])
-/// and a series whose items mostly carry a heading that is not a link: a
+/// do replies set like a long opening post ([`PostKinds::set_before`]),
+/// the replies on a page that declares itself a discussion, and a series
+/// whose items mostly carry a heading that is not a link: a
 /// live report's entries, each a short story under its headline
 /// (measured: one page of trafilatura's evaluation pages up, no page of
 /// another corpus changed). A comment has no heading of its own, and a
@@ -1110,6 +1110,7 @@ pub(super) fn drop_appended_series(
                 && before.prose[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
                 && headed_items * 2 <= alike
                 && !before.posts.set_before(dom, order, at, weight, skip)
+                && !before.declared.discussion()
             {
                 mark_subtree(dom, id, skip);
             }
