@@ -103,11 +103,11 @@
 //!    stories", "back to the list").
 //!
 //! Measured with `tests/bench/extract.sh` (README): F1 0.968 on articles,
-//! 0.788 on mixed pages, 0.871 on WCXB's development pages (trafilatura
+//! 0.788 on mixed pages, 0.872 on WCXB's development pages (trafilatura
 //! 0.954, 0.728 and 0.827 in the same run), and 0.925 on a third corpus
 //! no rule was chosen with (trafilatura 0.926; its truth, Readability's
 //! own output, keeps a repeated section twice, which pass 4 reads once).
-//! On trafilatura's own evaluation pages, passage F1 0.922 (trafilatura,
+//! On trafilatura's own evaluation pages, passage F1 0.923 (trafilatura,
 //! whose rules were chosen there, 0.920); on a thousand pages built to
 //! the shapes that return the wrong part of a page
 //! (`tests/bench/page_shapes.py`, seed 11), 0.934 (trafilatura 0.856).
