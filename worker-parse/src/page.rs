@@ -176,7 +176,8 @@ fn read_decoded(input: &PageInput<'_>) -> PageResult {
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     let declared = structured::Declared::new(html);
-    let (first, needs_scripts) = read_dom(html, url, &declared, false);
+    let discussion = || declared.discussion();
+    let (first, needs_scripts) = read_dom(html, url, &discussion, false);
     let words = first.as_ref().map_or(0, |p| {
         // Counted only as far as the bound: the exact count matters below it.
         p.markdown
@@ -189,7 +190,7 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     }
     // Little or nothing: perhaps a page whose content waits for a script
     // (in <noscript>, or hidden by an inline style until revealed).
-    let (second, _) = read_dom(html, url, &declared, true);
+    let (second, _) = read_dom(html, url, &discussion, true);
     let better = match (&first, &second) {
         (_, None) => first,
         (None, Some(_)) => second,
@@ -214,16 +215,17 @@ const LENIENT_BELOW_WORDS: usize = 50;
 
 /// One extraction try: `None` when it finds no content; and, for the
 /// strict try (scripting on, `<noscript>` read as raw text), whether the
-/// page needs scripts to show any text (`shell`). `declared`: what the
-/// page declares of itself in its structured data.
+/// page needs scripts to show any text (`shell`). `discussion`: whether
+/// the page declares itself one in its structured data, worked out once
+/// and only where extraction asks.
 fn read_dom(
     html: &str,
     url: Option<&url::Url>,
-    declared: &structured::Declared<'_>,
+    discussion: &dyn Fn() -> bool,
     lenient: bool,
 ) -> (Option<Page>, bool) {
     let dom = dom::parse(html, !lenient);
-    let found = extract::extract(&dom, lenient, url, declared);
+    let found = extract::extract(&dom, lenient, url, discussion);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     // Asked only of a page with little text: a page of prose is no shell.
     let needs_scripts = !lenient

@@ -130,7 +130,6 @@ use self::names::Names;
 use self::weights::TextCounts;
 use super::dom::{Data, Dom, Element, NodeId};
 use super::markdown;
-use super::structured::Declared;
 
 /// What the renderer needs: where to start and which nodes to leave out.
 #[derive(Debug)]
@@ -157,16 +156,16 @@ pub(crate) struct Extraction {
 /// `page`: the page's address, within whose site a rail of stories links
 /// (see [`pruning::drop_rails`]); `None` where it has none.
 ///
-/// `declared`: what the page declares of itself in its structured data.
-/// A page that declares itself a forum's thread or a question and its
-/// answers has replies that are its text: a comment section or a series
-/// of dated items after its opening post is read, not dropped as an
-/// article's comments (asked only of a page that has one).
+/// `discussion`: whether the page declares itself a forum's thread or a
+/// question and its answers in its structured data, whose replies are its
+/// text: a comment section or a series of dated items after its opening
+/// post is read, not dropped as an article's comments. Asked only of a
+/// page that has one, so that the answer may be worked out on demand.
 pub(crate) fn extract(
     dom: &Dom,
     lenient: bool,
     page: Option<&url::Url>,
-    declared: &Declared<'_>,
+    discussion: &dyn Fn() -> bool,
 ) -> Extraction {
     let mut names = Names::default();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
@@ -179,7 +178,7 @@ pub(crate) fn extract(
     if !candidates.is_empty() {
         weight = weights::weigh(dom, &order, &skip, &text, &candidates);
     }
-    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates, declared);
+    let before = exclusion::Before::new(dom, &order, &weight, &skip, &candidates, discussion);
     exclusion::drop_boilerplate(dom, &order, body, &weight, &before, &mut names, &mut skip);
     exclusion::drop_form_boxes(dom, &order, body, &weight, &before, &mut skip);
     exclusion::drop_appended_series(dom, &order, &weight, &before, &mut skip);
@@ -234,6 +233,39 @@ pub(crate) fn extract(
         pruning::drop_trailing_labels(dom, root, &weight, &mut skip);
     }
     Extraction { root, skip, title }
+}
+
+/// Whether a block carries a time: a `<time>` element, or a time of day
+/// in its text (`9:41`, or `11h29` as French and others write it), as
+/// posts and comments do.
+fn carries_time(dom: &Dom, id: NodeId) -> bool {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        match &dom.nodes[n].data {
+            Data::Text(t) if has_clock_time(t) => return true,
+            Data::Element(e) if e.html_name() == Some(&html5ever::local_name!("time")) => {
+                return true;
+            }
+            _ => {}
+        }
+        stack.extend(dom.children_last_first(n));
+    }
+    false
+}
+
+/// Whether a text holds one or two digits, a colon or an `h`, and two
+/// digits, not inside a longer run of digits.
+fn has_clock_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        (c == b':' || c == b'h')
+            && i >= 1
+            && b[i - 1].is_ascii_digit()
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(i + 3).is_some_and(u8::is_ascii_digit)
+            && !(i >= 3 && b[i - 2].is_ascii_digit() && b[i - 3].is_ascii_digit())
+    })
 }
 
 /// Whether an element is a cookie or consent banner: its class or id

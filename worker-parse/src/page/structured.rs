@@ -785,7 +785,7 @@ fn render(body: &str, url: Option<&url::Url>) -> Option<(String, bool)> {
         Cow::Owned(text_to_html(body))
     };
     let dom = dom::parse(&html, true);
-    let found = extract::extract(&dom, false, url, &Declared::new(""));
+    let found = extract::extract(&dom, false, url, &|| false);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     markdown
         .chars()

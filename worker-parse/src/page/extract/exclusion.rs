@@ -9,12 +9,13 @@ use std::collections::{HashMap, HashSet};
 use html5ever::{LocalName, local_name};
 
 use super::names::{Names, caption_name, hidden_until_loaded};
-use super::second::has_clock_time;
 use super::weights::{Weight, bare_text_block};
-use super::{Kind, below, frames_page, holds_any, is, kind, linked_headings, names_article_body};
+use super::{
+    Kind, below, frames_page, has_clock_time, holds_any, is, kind, linked_headings,
+    names_article_body,
+};
 use crate::page::dom::{DOCUMENT, Data, Dom, Element, NodeId};
 use crate::page::markdown::{heading_level, is_block};
-use crate::page::structured::Declared;
 
 /// Largest share of the page's text a block named as boilerplate may hold
 /// and still be dropped, unless the rest of the page outweighs it
@@ -250,23 +251,23 @@ pub(super) struct Before<'a> {
     pub(super) prose: Vec<u32>,
     pub(super) plain: Vec<u32>,
     posts: PostKinds<'a>,
-    /// What the page declares of itself: a discussion's replies, however
-    /// they are set, are its posts.
-    declared: &'a Declared<'a>,
+    /// Whether the page declares itself a discussion, whose replies,
+    /// however they are set, are its posts.
+    discussion: &'a dyn Fn() -> bool,
 }
 
 impl<'a> Before<'a> {
     /// `bare`: the blocks whose own text counts as prose (sorted), which
-    /// `weight` was weighed with. `declared`: what the page declares of
-    /// itself (a forum's thread or a question and its answers has replies
-    /// that are its text).
+    /// `weight` was weighed with. `discussion`: whether the page declares
+    /// itself a forum's thread or a question and its answers, whose
+    /// replies are its text.
     pub(super) fn new(
         dom: &'a Dom,
         order: &[NodeId],
         weight: &[Weight],
         skip: &[bool],
         bare: &[NodeId],
-        declared: &'a Declared<'a>,
+        discussion: &'a dyn Fn() -> bool,
     ) -> Self {
         let n = dom.nodes.len();
         let (mut prose, mut plain) = (vec![0u32; n], vec![0u32; n]);
@@ -292,7 +293,7 @@ impl<'a> Before<'a> {
             prose,
             plain,
             posts,
-            declared,
+            discussion,
         }
     }
 }
@@ -371,7 +372,7 @@ pub(super) fn drop_boilerplate<'a>(
                         names.reviews(e).then_some(weight[body]),
                     )))
             // Asked last: only of a block that would go.
-            && !(names.comments(e) && before.declared.discussion())
+            && !(names.comments(e) && (before.discussion)())
         {
             mark_subtree(dom, id, skip);
             // All of it precedes the nodes still to come in document
@@ -1110,7 +1111,7 @@ pub(super) fn drop_appended_series(
                 && before.prose[id] >= APPENDED_ITEM_RATIO.saturating_mul(per_item)
                 && headed_items * 2 <= alike
                 && !before.posts.set_before(dom, order, at, weight, skip)
-                && !before.declared.discussion()
+                && !(before.discussion)()
             {
                 mark_subtree(dom, id, skip);
             }

@@ -8,9 +8,8 @@
 
 use html5ever::local_name;
 
-use super::second::carries_time;
 use super::weights::Weight;
-use super::{collapsed_text, holds, holds_any, is, kind, text_of};
+use super::{carries_time, collapsed_text, holds, holds_any, is, kind, text_of};
 use crate::page::dom::{DOCUMENT, Dom, Element, NodeId};
 
 /// Share of a node's non-link text a child must hold for the root to move

@@ -51,8 +51,10 @@ use html5ever::local_name;
 
 use super::root::{descend, is_container};
 use super::weights::Weight;
-use super::{Kind, below, holds, is, kind, marks_article, names_article_body, text_of};
-use crate::page::dom::{Data, Dom, NodeId};
+use super::{
+    Kind, below, carries_time, holds, is, kind, marks_article, names_article_body, text_of,
+};
+use crate::page::dom::{Dom, NodeId};
 
 /// Least prose (characters in paragraphs) of the block around the title
 /// heading for it to be a reading of the page: two or three sentences, a
@@ -413,37 +415,6 @@ fn series_of(
                 .then_some(dated)
         })
         .reduce(|a, b| a || b)
-}
-
-/// Whether a block carries a time: a `<time>` element, or a time of day
-/// in its text (`9:41`, or `11h29` as French and others write it), as
-/// posts and comments do.
-pub(super) fn carries_time(dom: &Dom, id: NodeId) -> bool {
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        match &dom.nodes[n].data {
-            Data::Text(t) if has_clock_time(t) => return true,
-            Data::Element(e) if e.html_name() == Some(&local_name!("time")) => return true,
-            _ => {}
-        }
-        stack.extend(dom.children_last_first(n));
-    }
-    false
-}
-
-/// Whether a text holds one or two digits, a colon or an `h`, and two
-/// digits, not inside a longer run of digits.
-pub(super) fn has_clock_time(t: &str) -> bool {
-    let b = t.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
-        (c == b':' || c == b'h')
-            && i >= 1
-            && b[i - 1].is_ascii_digit()
-            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
-            && b.get(i + 2).is_some_and(u8::is_ascii_digit)
-            && !b.get(i + 3).is_some_and(u8::is_ascii_digit)
-            && !(i >= 3 && b[i - 2].is_ascii_digit() && b[i - 3].is_ascii_digit())
-    })
 }
 
 /// Whether most of a root's text is link text.
