@@ -59,8 +59,6 @@ for f in "$parse"/pages/*.html; do
     { printf 'text/html; charset=utf-8\n'; head -c 8192 "$f"; } | seed charset_decode
 done
 printf 'text/plain; charset=windows-1252\nna\xefve caf\xe9\n' | seed charset_decode
-# A soft hyphen (0xAD in windows-1252), which the page reader leaves out.
-printf 'text/plain; charset=windows-1252\nna\xefve\xadcaf\xe9\n' | seed charset_decode
 # Script shells whose text is only in structured data (the fallback of
 # page/structured.rs): JSON-LD in a @graph, embedded page data with an
 # HTML body, a window assignment of plain JSON, a recipe in sections, a
