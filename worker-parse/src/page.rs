@@ -99,30 +99,20 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// a search of the text for it finds it. Measured on trafilatura's
 /// evaluation pages: two pages more with their passages found (a Bengali
 /// page, a German one); no page's score changed in the article set, WCXB's
-/// development pages or the third corpus. For the same reason they hold
-/// no soft hyphen, which the boundary drops too: a page's hyphenation
-/// marks the places a line may break inside a word, and a reader sees the
-/// word whole.
+/// development pages or the third corpus.
 pub fn read_page(input: &PageInput<'_>) -> PageResult {
     match read_decoded(input) {
         PageResult::Page(p) => PageResult::Page(Page {
-            title: p.title.map(as_read),
-            markdown: as_read(p.markdown),
+            title: p.title.map(composed),
+            markdown: composed(p.markdown),
             ..p
         }),
         other => other,
     }
 }
 
-/// `s` as a reader sees it: without soft hyphens, in Unicode's composed
-/// form (NFC); as it is when it is already.
-fn as_read(s: String) -> String {
-    const SOFT_HYPHEN: &str = "\u{AD}";
-    let s = if memchr::memmem::find(s.as_bytes(), SOFT_HYPHEN.as_bytes()).is_some() {
-        s.replace(SOFT_HYPHEN, "")
-    } else {
-        s
-    };
+/// `s` in Unicode's composed form (NFC); as it is when it is already.
+fn composed(s: String) -> String {
     if unicode_normalization::is_nfc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
         s
     } else {
@@ -130,7 +120,7 @@ fn as_read(s: String) -> String {
     }
 }
 
-/// [`read_page`] before the text is made as read ([`as_read`]).
+/// [`read_page`] before the text is composed.
 fn read_decoded(input: &PageInput<'_>) -> PageResult {
     let declared = input
         .content_type

@@ -154,32 +154,6 @@ fn letters_written_with_combining_marks_are_returned_composed() {
     }
 }
 
-// Verifies: REQ-PAGE-002, REQ-CTX-005 (text without soft hyphens, as the
-// content boundary returns it)
-#[test]
-fn words_a_page_hyphenates_are_returned_whole() {
-    // A hyphenation plugin marks where a line may break inside a word, as
-    // an entity or as the character: the reader sees each word whole, and
-    // a search for it finds it.
-    let page = "<html><head><title>Hyphen&shy;ation</title></head><body><p>The can\u{AD}di\u{AD}da\u{AD}ture \
-                was an\u{AD}nounced on the quay, where the ferry waits for the morning tide and the \
-                fish&shy;ermen mend their nets before the market opens.</p></body></html>";
-    match html(page) {
-        PageResult::Page(p) => {
-            assert!(
-                p.markdown
-                    .contains("The candidature was announced on the quay")
-                    && p.markdown.contains("the fishermen mend"),
-                "{:?}",
-                p.markdown
-            );
-            assert!(!p.markdown.contains('\u{AD}'), "{:?}", p.markdown);
-            assert_eq!(p.title.as_deref(), Some("Hyphenation"));
-        }
-        other => panic!("{other:?}"),
-    }
-}
-
 // Verifies: REQ-PAGE-007
 #[test]
 fn html_charsets_from_meta_and_detection() {
