@@ -10,6 +10,8 @@
 //! an empty shell, the text in its structured data (`structured`), and
 //! without any, whether the page needs scripts to show its text (`shell`).
 
+use std::cell::OnceCell;
+
 use unicode_normalization::UnicodeNormalization as _;
 
 mod attrs;
@@ -165,8 +167,10 @@ fn read_decoded(input: &PageInput<'_>) -> PageResult {
 
 /// Parses, extracts and renders an HTML document.
 fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
-    let declared = structured::Declared::new(html);
-    let discussion = || declared.discussion();
+    // Asked only of a page with replies that would go: most pages are
+    // never asked, and their bytes are not searched for it.
+    let declared = OnceCell::new();
+    let discussion = || *declared.get_or_init(|| structured::declares_discussion(html));
     let (first, needs_scripts) = read_dom(html, url, &discussion, false);
     let words = first.as_ref().map_or(0, |p| {
         // Counted only as far as the bound: the exact count matters below it.

@@ -54,7 +54,6 @@
 //! parse of the chosen string (LIM-F12).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 
 use serde_json::Value;
 
@@ -142,31 +141,6 @@ pub(crate) fn fallback(
         partial,
         from_structured_data: true,
     })
-}
-
-/// What a page declares of itself in its structured data, read only when
-/// asked: most pages never are, and pay nothing for it.
-pub(crate) struct Declared<'a> {
-    html: &'a str,
-    discussion: OnceCell<bool>,
-}
-
-impl<'a> Declared<'a> {
-    /// The declarations of the page `html`.
-    pub(crate) fn new(html: &'a str) -> Self {
-        Self {
-            html,
-            discussion: OnceCell::new(),
-        }
-    }
-
-    /// Whether the page declares itself a discussion
-    /// ([`declares_discussion`]).
-    pub(crate) fn discussion(&self) -> bool {
-        *self
-            .discussion
-            .get_or_init(|| declares_discussion(self.html))
-    }
 }
 
 /// schema.org's types of a page that is a discussion: a forum's thread,
