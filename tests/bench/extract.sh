@@ -6,7 +6,7 @@
 # on the same pages in the same run.
 #
 # Usage: tests/bench/extract.sh [--cross] [--third SET_DIR] [--snippets SET_DIR]
-#                               BENCH_DIR [OUT_DIR]
+#                               [--dev SET_DIR] BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
 #   --cross also scores across corpora (score_cross.py): each direction's
 #   held-out corpus (tuned on wcxb-dev/, measured on articles/, and the
@@ -21,6 +21,10 @@
 #   each page's main text holds or leaves out (one made by
 #   trafilatura_pages.py from trafilatura's own evaluation pages), scored
 #   by score_snippets.py.
+#   --dev SET_DIR adds a development corpus of news articles in the
+#   articles' layout (one made by newspaper_pages.py from newspaper's own
+#   test pages), scored by halves like articles/ and counted for
+#   catastrophic pages, but no held-out direction.
 #   TRAFILATURA_PYTHON (default target/bench-venv/bin/python) is the
 #   interpreter to time the anchors with; set it up once with
 #     python3 -m venv target/bench-venv
@@ -30,11 +34,13 @@ set -euo pipefail
 cross=
 third=()
 snippets=()
+dev=()
 while :; do
     case "${1:-}" in
         --cross) cross=1; shift ;;
         --third) third=("$(cd "${2:?--third needs SET_DIR}" && pwd)"); shift 2 ;;
         --snippets) snippets=("$(cd "${2:?--snippets needs SET_DIR}" && pwd)"); shift 2 ;;
+        --dev) dev=("$(cd "${2:?--dev needs SET_DIR}" && pwd)"); shift 2 ;;
         *) break ;;
     esac
 done
@@ -46,7 +52,7 @@ sets=()
 for set in articles mixed wcxb-dev; do
     [ -f "$bench/$set/ground-truth.json" ] && sets+=("$set")
 done
-sets+=("${third[@]}" "${snippets[@]}")
+sets+=("${third[@]}" "${snippets[@]}" "${dev[@]}")
 
 cargo build --release --locked -p rypsok-worker-parse --example bench_extract
 echo "== rypsok (Markdown, CPU time, median of 5 passes)"
@@ -56,7 +62,7 @@ py=${TRAFILATURA_PYTHON:-target/bench-venv/bin/python}
 if [ -x "$py" ] && "$py" -c 'import trafilatura' 2>/dev/null; then
     passes=${TRAFILATURA_PASSES:-5}
     echo "== anchors (plain text, CPU time; trafilatura median of $passes passes, readability one)"
-    "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" "${snippets[@]}" | tee "$out/trafilatura-speed.txt"
+    "$py" "$here/trafilatura_speed.py" "$bench" "$out" "${third[@]}" "${snippets[@]}" "${dev[@]}" | tee "$out/trafilatura-speed.txt"
     echo "== speed ratio (MB/s, rypsok median of 5 passes / trafilatura median of $passes)"
     for set in "${sets[@]}"; do
         set=$(basename "$set")
@@ -74,9 +80,9 @@ else
     done
 fi
 
-python3 "$here/score_halves.py" "$bench" "$out" "${third[@]}"
+python3 "$here/score_halves.py" "$bench" "$out" "${third[@]}" "${dev[@]}"
 if [ -n "$cross" ]; then
-    python3 "$here/score_cross.py" "$bench" "$out" "${third[@]}"
+    python3 "$here/score_cross.py" "$bench" "$out" "${third[@]}" ${dev[@]:+--dev "${dev[@]}"}
 fi
 if [ ${#snippets[@]} -gt 0 ]; then
     python3 "$here/score_snippets.py" "$bench" "$out" "${snippets[0]}"

@@ -2,7 +2,7 @@
 """Scores the extraction benchmark across corpora, and counts catastrophic
 pages, so that a rule is judged on pages it was not chosen with.
 
-Usage: score_cross.py BENCH_DIR OUT_DIR [SET_DIR]
+Usage: score_cross.py BENCH_DIR OUT_DIR [SET_DIR] [--dev DEV_DIR]
 
 Cross-corpus: a rule is chosen and tuned on one corpus and measured on
 another that no rule was looked at with. Two directions: tuned on
@@ -14,7 +14,10 @@ OUT_DIR as score_halves.py reads them), with the corpus's own metric
 the tuning corpus's F1, which is what was watched while tuning. SET_DIR,
 when given, is a third corpus (same layout, named by its folder, scored
 with the article shingles) that no rule was chosen with: it is measured
-held out from both development corpora at once. The halves
+held out from both development corpora at once. DEV_DIR, when given, is
+a further development corpus in the same layout (one made by
+newspaper_pages.py from newspaper's own test pages): its catastrophic
+pages are counted with the others, but it is no held-out direction. The halves
 of score_halves.py remain the second check; their catastrophic counts are
 printed here too.
 
@@ -105,10 +108,13 @@ def main() -> None:
     ev = load_evaluate(bench)
     scores, catastrophic = {}, {}
     directions = list(DIRECTIONS)
-    for name, folder in page_sets(bench, sys.argv[3:]):
+    args = sys.argv[3:]
+    dev = [Path(p).name for p in args[args.index("--dev") + 1:]] if "--dev" in args else []
+    extra = [a for a in args if a != "--dev"]
+    for name, folder in page_sets(bench, extra):
         if name == "mixed":  # a subset of wcxb-dev/
             continue
-        if name not in ("articles", "wcxb-dev"):
+        if name not in ("articles", "wcxb-dev") and name not in dev:
             directions.append(("wcxb-dev+articles", name))
         gt_path = folder / "ground-truth.json"
         if not gt_path.exists() or not (out / f"{name}.json").exists():

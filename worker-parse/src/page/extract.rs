@@ -12,9 +12,11 @@
 //!    controls, a video's or an audio's fallback text, the copies of a
 //!    ticker's phrase after its first, navigation, the page's header,
 //!    footers, sidebars; a header inside an article or a section is that
-//!    piece's, and one left open that holds the page's `<main>` is no
-//!    furniture, nor, in the lenient read, one that holds the page's one
-//!    article), hidden or non-rendered ones (`hidden`, `aria-hidden`, inline
+//!    piece's, and so is a footer there that holds paragraphs of a text (a
+//!    video's transcript); one left open that holds the page's `<main>` is
+//!    no furniture, nor, in the lenient read, one that holds the page's
+//!    one article or the most of its paragraphs (a slideshow's text set in
+//!    a sidebar)), hidden or non-rendered ones (`hidden`, `aria-hidden`, inline
 //!    `display:none` / `visibility:hidden`, CSS frameworks' hiding classes,
 //!    `<template>`, `<noscript>`, comments; not a collapsed tab or accordion
 //!    panel that a control the reader sees opens, or the part that wraps it
@@ -151,7 +153,9 @@ pub(crate) struct Extraction {
 /// `aria-hidden` and `<template>` stay excluded even then. It also reads
 /// a landmark (a sidebar, a banner left open) that holds the page's one
 /// article: its structured data's one article body, else its only
-/// outermost `<article>`.
+/// outermost `<article>`; and the landmark whose paragraphs hold the most
+/// text, 500 characters at least (a slideshow's text set in a sidebar
+/// beside an introduction of one sentence).
 ///
 /// `page`: the page's address, within whose site a rail of stories links
 /// (see [`pruning::drop_rails`]); `None` where it has none.

@@ -4,12 +4,13 @@
 //! of the page's text, a comment section after an article's prose, a
 //! series of dated items appended to an article).
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 use html5ever::{LocalName, local_name};
 
 use super::names::{Names, caption_name, hidden_until_loaded};
-use super::weights::{Weight, bare_text_block};
+use super::weights::{Weight, bare_text_block, collapsed_chars};
 use super::{
     Kind, below, frames_page, has_clock_time, holds_any, is, kind, linked_headings,
     names_article_body,
@@ -87,6 +88,24 @@ const SERIES_MIN: usize = 3;
 /// trafilatura's pages changes its output, no passage).
 const APPENDED_ITEM_RATIO: u32 = 3;
 
+/// Least characters of paragraph text below a `<footer>` inside an
+/// article or a section for it to be read as that piece's text (a
+/// video's transcript, a story's notes set in its footer), not its
+/// furniture (a byline, tags, a share row). Chosen on the development
+/// sets: at 1,000 and 2,000 characters, two of newspaper's test pages
+/// from a video's caption to its transcript and no page of WCXB's or of
+/// trafilatura's changed; at 400, two WCXB pages lost precision (an
+/// author's box read with the text).
+const FOOTER_PROSE_MIN: u32 = 1000;
+
+/// Least characters of paragraph text of the landmark the lenient read
+/// takes for the page's text ([`holds_main`]). Chosen on the development
+/// sets: at 500, one of newspaper's test pages (a slideshow's text set in
+/// a sidebar beside an introduction of one sentence) and one of WCXB's
+/// (a thread) up, no page down; at 1,500, the same page of newspaper's
+/// only.
+const LANDMARK_PROSE_MIN: u32 = 500;
+
 /// Walks the tree in pre-order, excluding elements by what they are;
 /// exclusion is inherited. Returns the order, which the later passes
 /// walk too, and the nodes excluded.
@@ -103,6 +122,9 @@ pub(super) fn exclude<'a>(
     // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
     let holds_main = holds_main(dom, lenient);
+    // Paragraph text below each node, worked out for the first footer
+    // inside an article or a section, if there is one.
+    let paragraphs = OnceCell::new();
     let mut reveal = Reveal::default();
     // Whether a node is hidden from the reader, by itself or an ancestor:
     // judged for the nodes not left out with their parent. Exclusion
@@ -142,6 +164,18 @@ pub(super) fn exclude<'a>(
                 // article, in the lenient read (the strict one found
                 // little or nothing).
                 Data::Element(e) if holds_main[id] && is_landmark(e) => false,
+                // A `<footer>` inside an article or a section is that
+                // piece's; one that holds a text's paragraphs (a video's
+                // transcript) is its text too.
+                Data::Element(e)
+                    if sectioned[id]
+                        && e.html_name() == Some(&local_name!("footer"))
+                        && !furniture_role(e)
+                        && paragraphs.get_or_init(|| paragraph_chars(dom))[id]
+                            >= FOOTER_PROSE_MIN =>
+                {
+                    false
+                }
                 Data::Element(e) => (excluded(e, lenient) && !opened_panel(dom, id, e)) || copy[id],
                 Data::Other => true,
                 _ => false,
@@ -174,14 +208,20 @@ pub(super) fn exclude<'a>(
 }
 
 /// Whether each node is a `<main>` element or holds one; in the lenient
-/// read, also the page's one article ([`the_article`]): a page whose
-/// strict read found (almost) nothing may have set its text in a
-/// landmark, an article in a sidebar or in a banner left open.
+/// read, also the page's one article ([`the_article`]) and the landmark
+/// whose paragraphs hold the most text, [`LANDMARK_PROSE_MIN`] at least
+/// ([`prose_landmark`]): a page whose strict read found (almost) nothing
+/// may have set its text in a landmark, an article or a slideshow's text
+/// in a sidebar or in a banner left open.
 fn holds_main(dom: &Dom, lenient: bool) -> Vec<bool> {
     let mut holds = vec![false; dom.nodes.len()];
-    let article = if lenient { the_article(dom) } else { None };
+    let (article, landmark) = if lenient {
+        (the_article(dom), prose_landmark(dom))
+    } else {
+        (None, None)
+    };
     for id in 0..dom.nodes.len() {
-        if !is(dom, id, &local_name!("main")) && Some(id) != article {
+        if !is(dom, id, &local_name!("main")) && Some(id) != article && Some(id) != landmark {
             continue;
         }
         // Each node is marked once: the walk up stops at a marked one.
@@ -192,6 +232,53 @@ fn holds_main(dom: &Dom, lenient: bool) -> Vec<bool> {
         }
     }
     holds
+}
+
+/// The landmark (a page's or a piece's header or footer, a sidebar) whose
+/// paragraphs hold the most text, if they hold [`LANDMARK_PROSE_MIN`] at
+/// least; of two that hold as much, the first.
+fn prose_landmark(dom: &Dom) -> Option<NodeId> {
+    let paragraphs = paragraph_chars(dom);
+    (0..dom.nodes.len())
+        .filter(|&id| {
+            paragraphs[id] >= LANDMARK_PROSE_MIN
+                && dom.element(id).is_some_and(|e| {
+                    matches!(
+                        e.html_name(),
+                        Some(
+                            &local_name!("header") | &local_name!("footer") | &local_name!("aside")
+                        )
+                    )
+                })
+        })
+        .min_by_key(|&id| (std::cmp::Reverse(paragraphs[id]), id))
+}
+
+/// The characters of text in paragraphs (`<p>`) below each node,
+/// whitespace collapsed, hidden or not; in one walk of the tree.
+fn paragraph_chars(dom: &Dom) -> Vec<u32> {
+    let n = dom.nodes.len();
+    let (mut chars, mut in_p) = (vec![0u32; n], vec![false; n]);
+    let mut order = Vec::with_capacity(n);
+    let mut stack = vec![DOCUMENT];
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        if let Some(p) = dom.nodes[id].parent {
+            in_p[id] = in_p[p] || is(dom, p, &local_name!("p"));
+        }
+        if let (Data::Text(t), true) = (&dom.nodes[id].data, in_p[id]) {
+            chars[id] = collapsed_chars(t);
+        }
+        stack.extend(dom.children(id));
+    }
+    // Children come after their parent in pre-order: walked backwards,
+    // each adds its sum to its parent's before the parent's is read.
+    for &id in order.iter().rev() {
+        if let Some(p) = dom.nodes[id].parent {
+            chars[p] = chars[p].saturating_add(chars[id]);
+        }
+    }
+    chars
 }
 
 /// The page's one article: the one element its structured data marks as
