@@ -102,6 +102,11 @@ printf '<html><body><article><p>%s</p><p>%s</p><div><div><time>1</time><h3>a</h3
 # microdata; a paper's abstract beside its references (extract/root.rs),
 # and a word a page hyphenates.
 printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":["DiscussionForumPosting"]}]}</script></head><body><div class="m" itemscope itemtype="https://schema.org/QAPage"><p>%s</p></div><div class="comments"><div class="c"><p>%s</p></div><div class="c"><p>b</p></div><div class="c"><p>c</p></div></div><article><section><p>%s</p></section><section><ol><li><p>%s</p></li><li><p>%s</p></li><li><p>hy&shy;phen\xc2\xadated</p></li></ol></section></article></body></html>' "$s" "$s" "$s" "$s" "$s" | seed html_extract
+# An article's footer that holds its transcript, one nested in it with a
+# role, and the page's own footer; a slideshow set in a sidebar beside a
+# line of introduction, a sidebar in it (extract/exclusion.rs).
+printf '<html><body><article><p>%s</p><footer><p>by a</p><div><p>%s</p><p>%s</p></div><footer role="contentinfo"><p>%s</p></footer></footer></article><footer><p>%s</p></footer></body></html>' "$s" "$s" "$s" "$s" "$s" | seed html_extract
+printf '<html><body><div><h1>T</h1><p>one line</p></div><aside id="r"><ul><li><h2>1</h2><p>%s</p></li><li><aside><p>%s</p></aside></li></ul></aside><header><p>%s</p></header></body></html>' "$s" "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract

@@ -4,7 +4,6 @@
 //! of the page's text, a comment section after an article's prose, a
 //! series of dated items appended to an article).
 
-use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 use html5ever::{LocalName, local_name};
@@ -122,9 +121,9 @@ pub(super) fn exclude<'a>(
     // `<main>`: HTML maps a `<header>` there to no banner landmark.
     let mut sectioned = vec![false; n];
     let holds_main = holds_main(dom, lenient);
-    // Paragraph text below each node, worked out for the first footer
-    // inside an article or a section, if there is one.
-    let paragraphs = OnceCell::new();
+    // Nodes the footers inside articles may still have read for their
+    // paragraphs: once spent, the footers left are left out, as before.
+    let mut footer_budget = n;
     let mut reveal = Reveal::default();
     // Whether a node is hidden from the reader, by itself or an ancestor:
     // judged for the nodes not left out with their parent. Exclusion
@@ -171,8 +170,7 @@ pub(super) fn exclude<'a>(
                     if sectioned[id]
                         && e.html_name() == Some(&local_name!("footer"))
                         && !furniture_role(e)
-                        && paragraphs.get_or_init(|| paragraph_chars(dom))[id]
-                            >= FOOTER_PROSE_MIN =>
+                        && holds_paragraphs(dom, id, FOOTER_PROSE_MIN, &mut footer_budget) =>
                 {
                     false
                 }
@@ -252,6 +250,35 @@ fn prose_landmark(dom: &Dom) -> Option<NodeId> {
                 })
         })
         .min_by_key(|&id| (std::cmp::Reverse(paragraphs[id]), id))
+}
+
+/// Whether the paragraphs (`<p>`) below a node hold `min` characters of
+/// text at least, whitespace collapsed; read until they do, and no more
+/// than `budget` nodes in all (the footers of one page share it), past
+/// which the answer is no.
+fn holds_paragraphs(dom: &Dom, id: NodeId, min: u32, budget: &mut usize) -> bool {
+    let mut chars = 0u32;
+    let mut stack = vec![(id, false)];
+    while let Some((n, in_p)) = stack.pop() {
+        let Some(left) = budget.checked_sub(1) else {
+            return false;
+        };
+        *budget = left;
+        match &dom.nodes[n].data {
+            Data::Text(t) if in_p => {
+                chars = chars.saturating_add(collapsed_chars(t));
+                if chars >= min {
+                    return true;
+                }
+            }
+            Data::Element(e) => {
+                let p = in_p || e.html_name() == Some(&local_name!("p"));
+                stack.extend(dom.children(n).map(|c| (c, p)));
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The characters of text in paragraphs (`<p>`) below each node,
