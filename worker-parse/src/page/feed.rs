@@ -222,7 +222,7 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
     let name = lower(&html[name_from..i]);
     let mut tag = Tag {
         kind,
-        name: LocalName::from(&*name),
+        name: local_name(&name),
         self_closing: false,
         attrs: Vec::new(),
         had_duplicate_attributes: false,
@@ -284,7 +284,7 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
                 return None;
             }
         }
-        let name = LocalName::from(&*attr_name);
+        let name = local_name(&attr_name);
         // The tokenizer keeps the first of two attributes of one name.
         if tag.attrs.iter().any(|a| a.name.local == name) {
             tag.had_duplicate_attributes = true;
@@ -294,6 +294,37 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
             name: QualName::new(None, ns!(), name),
             value: slice(src, value.start, value.end),
         });
+    }
+}
+
+/// The atom of a tag or attribute name in lower case: the names most
+/// pages use most are matched at once; the others are interned, which
+/// hashes the name (and, for one outside html5ever's static set, takes a
+/// global lock). The atom is the same either way.
+fn local_name(name: &str) -> LocalName {
+    match name {
+        "div" => local_name!("div"),
+        "a" => local_name!("a"),
+        "span" => local_name!("span"),
+        "li" => local_name!("li"),
+        "p" => local_name!("p"),
+        "ul" => local_name!("ul"),
+        "img" => local_name!("img"),
+        "strong" => local_name!("strong"),
+        "button" => local_name!("button"),
+        "i" => local_name!("i"),
+        "td" => local_name!("td"),
+        "br" => local_name!("br"),
+        "section" => local_name!("section"),
+        "class" => local_name!("class"),
+        "href" => local_name!("href"),
+        "id" => local_name!("id"),
+        "style" => local_name!("style"),
+        "src" => local_name!("src"),
+        "alt" => local_name!("alt"),
+        "role" => local_name!("role"),
+        "title" => local_name!("title"),
+        _ => LocalName::from(name),
     }
 }
 

@@ -138,11 +138,15 @@ impl Words {
         let mut reviews = false;
         let mut hiding_word = false;
         for (token, written) in v.split_whitespace().zip(value.split_whitespace()) {
-            boilerplate = boilerplate
-                || boilerplate_word(token)
-                || token.split(['-', '_']).any(boilerplate_word)
-                || camel_boilerplate(written);
-            reviews = reviews || token.split(['-', '_']).any(|w| w == "reviews");
+            boilerplate = boilerplate || boilerplate_word(token);
+            // The token's parts, read once for both questions they answer.
+            if !boilerplate || !reviews {
+                for part in token.split(['-', '_']) {
+                    boilerplate = boilerplate || boilerplate_word(part);
+                    reviews = reviews || part == "reviews";
+                }
+            }
+            boilerplate = boilerplate || camel_boilerplate(written);
             comments = comments || reviews || token.starts_with("comments");
             hiding_word = hiding_word || hides_word(token) || desktop_hides_word(token);
         }
