@@ -18,10 +18,10 @@ Writes OUT_SET_DIR/html/<name>.html.gz, OUT_SET_DIR/ground-truth.json
 OUT_SET_DIR/metadata.json (page kind "article" and the provenance). Pages
 whose truth has fewer than 50 words are left out. Nothing else is chosen.
 
-The truth is an article extractor's expected output (newspaper's, whose
-body text keeps an article's paragraphs and leaves out its headings,
-lists and captions), so it reads an article's body narrowly: a system that
-returns the headings and lists of the text as well loses some precision.
+The truth is an article extractor's expected output (newspaper's full
+text, mostly the article's paragraphs), so it reads an article's body
+narrowly: a system that also returns the text's headings, lists and
+image descriptions loses some precision.
 """
 import gzip
 import json

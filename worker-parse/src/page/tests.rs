@@ -279,18 +279,23 @@ fn a_page_s_one_article_set_in_a_landmark_is_its_text() {
 // long, stay out)
 #[test]
 fn an_article_s_footer_that_holds_its_transcript_is_read() {
-    let said = "Joe: people look at you all the time when you are in a wheelchair, and                 I never minded until Benjamin came along and the looks went to him. ";
+    let said = "Joe: people look at you all the time when you are in a wheelchair, and \
+                I never minded until Benjamin came along and the looks went to him. ";
     let transcript = format!("<p>{}</p>", said.repeat(4)).repeat(2);
     let md = markdown(&format!(
-        "<body><article><h1>A service dog</h1>{ARTICLE}         <footer><p>By Ann Lee. Tagged: dogs, veterans</p>         <div class=transcript><h2>Transcript</h2>{transcript}</div></footer></article>         <footer><p>{}</p></footer></body>",
+        "<body><article><h1>A service dog</h1>{ARTICLE}\
+         <footer><p>By Ann Lee. Tagged: dogs, veterans</p>\
+         <div class=transcript><h2>Transcript</h2>{transcript}</div></footer></article>\
+         <footer><p>{}</p></footer></body>",
         "The site's own long footer about its company and its policies. ".repeat(20)
     ));
     assert!(md.contains("The river rose three metres"), "{md}");
     assert!(md.contains("Joe: people look at you"), "{md}");
-    assert!(!md.contains("the site's own long footer"), "{md}");
+    assert!(!md.contains("The site's own long footer"), "{md}");
     // A footer of a byline and tags alone stays the article's furniture.
     let md = markdown(&format!(
-        "<body><article><h1>A service dog</h1>{ARTICLE}         <footer><p>By Ann Lee. Tagged: dogs, veterans</p></footer></article></body>"
+        "<body><article><h1>A service dog</h1>{ARTICLE}\
+         <footer><p>By Ann Lee. Tagged: dogs, veterans</p></footer></article></body>"
     ));
     assert!(md.contains("The river rose three metres"), "{md}");
     assert!(!md.contains("Ann Lee"), "{md}");
@@ -304,12 +309,16 @@ fn an_article_s_footer_that_holds_its_transcript_is_read() {
 fn a_slideshow_set_in_a_sidebar_is_the_page_s_text() {
     let slide = |n: u32| {
         format!(
-            "<li><h2>Centerpiece {n}</h2><p>Fill a wide glass bowl with pinecones, acorns and              bittersweet from a walk in the woods; there is no need to plan the arrangement,              mix the treasures together and set the bowl in the middle of the table.</p></li>"
+            "<li><h2>Centerpiece {n}</h2><p>Fill a wide glass bowl with pinecones, acorns and \
+             bittersweet from a walk in the woods; there is no need to plan the arrangement, \
+             mix the treasures together and set the bowl in the middle of the table.</p></li>"
         )
     };
     let slides: String = (1..=4).map(slide).collect();
     let md = markdown(&format!(
-        "<body><div id=main><h1>Fall centerpieces</h1>         <p>Easy centerpieces for your table.</p></div>         <aside id=rightColumn><ul>{slides}</ul></aside></body>"
+        "<body><div id=main><h1>Fall centerpieces</h1>\
+         <p>Easy centerpieces for your table.</p></div>\
+         <aside id=rightColumn><ul>{slides}</ul></aside></body>"
     ));
     assert!(md.contains("Fill a wide glass bowl"), "{md}");
     assert!(md.contains("Centerpiece 4"), "{md}");
