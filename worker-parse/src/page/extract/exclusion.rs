@@ -232,22 +232,14 @@ fn holds_main(dom: &Dom, lenient: bool) -> Vec<bool> {
     holds
 }
 
-/// The landmark (a page's or a piece's header or footer, a sidebar) whose
-/// paragraphs hold the most text, if they hold [`LANDMARK_PROSE_MIN`] at
+/// The landmark ([`is_landmark`]: a header, a footer, a sidebar, a
+/// navigation) whose paragraphs hold the most text, if they hold [`LANDMARK_PROSE_MIN`] at
 /// least; of two that hold as much, the first.
 fn prose_landmark(dom: &Dom) -> Option<NodeId> {
     let paragraphs = paragraph_chars(dom);
     (0..dom.nodes.len())
         .filter(|&id| {
-            paragraphs[id] >= LANDMARK_PROSE_MIN
-                && dom.element(id).is_some_and(|e| {
-                    matches!(
-                        e.html_name(),
-                        Some(
-                            &local_name!("header") | &local_name!("footer") | &local_name!("aside")
-                        )
-                    )
-                })
+            paragraphs[id] >= LANDMARK_PROSE_MIN && dom.element(id).is_some_and(is_landmark)
         })
         .min_by_key(|&id| (std::cmp::Reverse(paragraphs[id]), id))
 }
