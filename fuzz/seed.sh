@@ -107,6 +107,12 @@ printf '<html><head><script type="application/ld+json">{"@graph":[{"@type":["Dis
 # line of introduction, a sidebar in it (extract/exclusion.rs).
 printf '<html><body><article><p>%s</p><footer><p>by a</p><div><p>%s</p><p>%s</p></div><footer role="contentinfo"><p>%s</p></footer></footer></article><footer><p>%s</p></footer></body></html>' "$s" "$s" "$s" "$s" "$s" | seed html_extract
 printf '<html><body><div><h1>T</h1><p>one line</p></div><aside id="r"><ul><li><h2>1</h2><p>%s</p></li><li><aside><p>%s</p></aside></li></ul></aside><header><p>%s</p></header></body></html>' "$s" "$s" "$s" | seed html_extract
+# An article set in chunks named for their layout, with copies of one
+# placeholder among them (extract/exclusion.rs); an article whose page
+# shows its opening and declares its whole body in JSON-LD, a link in the
+# opening (page/structured.rs).
+printf '<html><body><article><h1>T</h1><div class="sidebar-grid"><div class="sidebar-grid__c"><p>%s</p></div><aside>ad</aside><div class="sidebar-grid__c"><p>%s</p><div class="sidebar-grid__c"><p>%s</p></div></div><div class="social-x"><p>b</p></div><div class="social-x"><p>b</p></div></div></article></body></html>' "$s" "$s" "$s" | seed html_extract
+printf '<html><head><script type="application/ld+json">{"@type":"NewsArticle","articleBody":"%s\\n\\n%s\\n\\n%s\\n\\n%s"}</script></head><body><article><p>By a</p><p>%s [x](y) <a href="/z">](</a></p><div hidden><p>%s</p></div></article></body></html>' "$s" "$s" "$s" "$s" "$s" "$s" | seed html_extract
 # A streamed page: the text parked at the end, for its placeholder
 # (dom/streamed.rs), a part nested in another, one claimed by none.
 printf '<html><body><main><h1>T</h1><!--$?--><template id="B:0"></template><p>Loading</p><!--/$--><template id="P:2"></template></main><div hidden id="S:0"><p>%s</p><template id="B:1"></template></div><div hidden id="S:1"><p>%s</p></div><div hidden id="S:2"><p>b</p></div><div hidden id="S:9">x</div></body></html>' "$s" "$s" | seed html_extract

@@ -5,7 +5,7 @@
 # Python with trafilatura (and readability-lxml) is available, the anchors
 # on the same pages in the same run.
 #
-# Usage: tests/bench/extract.sh [--cross] [--third SET_DIR] [--snippets SET_DIR]
+# Usage: tests/bench/extract.sh [--cross] [--third SET_DIR]... [--snippets SET_DIR]
 #                               [--dev SET_DIR] BENCH_DIR [OUT_DIR]
 #   BENCH_DIR holds articles/, mixed/, evaluate.py and optionally wcxb-dev/.
 #   --cross also scores across corpora (score_cross.py): each direction's
@@ -14,9 +14,10 @@
 #   catastrophic pages per corpus and half with their failure classes.
 #   The anchors then run on every set, which takes a few minutes.
 #   --third SET_DIR adds a third corpus in the same layout (one made by
-#   readability_pages.py from Mozilla Readability's own test pages), read,
-#   scored and counted like the others and measured held out from both
-#   development corpora.
+#   readability_pages.py from Mozilla Readability's own test pages, or by
+#   fundus_pages.py from Fundus's), read, scored and counted like the
+#   others and measured held out from both development corpora; given
+#   twice, two such corpora.
 #   --snippets SET_DIR adds a development corpus whose truth is passages
 #   each page's main text holds or leaves out (one made by
 #   trafilatura_pages.py from trafilatura's own evaluation pages), scored
@@ -38,7 +39,7 @@ dev=()
 while :; do
     case "${1:-}" in
         --cross) cross=1; shift ;;
-        --third) third=("$(cd "${2:?--third needs SET_DIR}" && pwd)"); shift 2 ;;
+        --third) third+=("$(cd "${2:?--third needs SET_DIR}" && pwd)"); shift 2 ;;
         --snippets) snippets=("$(cd "${2:?--snippets needs SET_DIR}" && pwd)"); shift 2 ;;
         --dev) dev=("$(cd "${2:?--dev needs SET_DIR}" && pwd)"); shift 2 ;;
         *) break ;;

@@ -2,7 +2,7 @@
 """Scores the extraction benchmark across corpora, and counts catastrophic
 pages, so that a rule is judged on pages it was not chosen with.
 
-Usage: score_cross.py BENCH_DIR OUT_DIR [SET_DIR] [--dev DEV_DIR]
+Usage: score_cross.py BENCH_DIR OUT_DIR [SET_DIR...] [--dev DEV_DIR]
 
 Cross-corpus: a rule is chosen and tuned on one corpus and measured on
 another that no rule was looked at with. Two directions: tuned on
@@ -11,10 +11,10 @@ wcxb-dev/. For each direction the held-out corpus's F1 is printed for
 rypsok, trafilatura and readability (predictions of the same run, in
 OUT_DIR as score_halves.py reads them), with the corpus's own metric
 (shingles for articles/, WCXB word F1 for wcxb-dev/, --strip-md), beside
-the tuning corpus's F1, which is what was watched while tuning. SET_DIR,
-when given, is a third corpus (same layout, named by its folder, scored
-with the article shingles) that no rule was chosen with: it is measured
-held out from both development corpora at once. DEV_DIR, when given, is
+the tuning corpus's F1, which is what was watched while tuning. Each
+SET_DIR, when given, is a further corpus (same layout, named by its
+folder, scored with the article shingles) that no rule was chosen with:
+it is measured held out from both development corpora at once. DEV_DIR, when given, is
 a further development corpus in the same layout (one made by
 newspaper_pages.py from newspaper's own test pages): its catastrophic
 pages are counted with the others, but it is no held-out direction. The halves

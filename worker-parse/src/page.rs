@@ -180,7 +180,11 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
             .count()
     });
     if words >= LENIENT_BELOW_WORDS && !needs_scripts {
-        return first.map_or(PageResult::NoContent, PageResult::Page);
+        // The rest of the article may be in its declared body only.
+        return match first {
+            Some(page) => PageResult::Page(structured::continued(html, url, &page).unwrap_or(page)),
+            None => PageResult::NoContent,
+        };
     }
     // Little or nothing: perhaps a page whose content waits for a script
     // (in <noscript>, or hidden by an inline style until revealed).

@@ -25,7 +25,10 @@
 //!    or id names boilerplate (share bars, cookie banners, related links,
 //!    comment sections, a product's reviews) unless they hold much of the
 //!    page's text and the rest of a page of prose does not hold twice their
-//!    prose (a sidebar of long teasers beside a short article); a comment
+//!    prose (a sidebar of long teasers beside a short article); blocks so
+//!    named by their class that share a parent and a class are weighed
+//!    together (a text split into chunks named for the layout they sit
+//!    in), copies once (a placeholder repeated for each embed); a comment
 //!    section goes however long, when the page has prose of its own before it
 //!    and a sixteenth of the thread's text, or text before it that outweighs
 //!    the thread (a product's reviews, text before or after them: a shop may

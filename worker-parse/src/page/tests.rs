@@ -1326,6 +1326,44 @@ fn a_long_sidebar_beside_a_longer_article_is_left_out() {
     assert!(md.contains("Timetable"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a text split into chunks set alike, each named
+// for the layout it sits in, is weighed whole, not dropped chunk by chunk
+// as small blocks of boilerplate; copies of one placeholder weigh once)
+#[test]
+fn a_text_split_into_chunks_named_for_their_layout_is_read_whole() {
+    let chunk = |word: &str| {
+        format!(
+            "<div class=\"sidebar-grid__container\"><p>{}</p><p>{}</p></div>\
+             <aside class=ad>Advertisement</aside>",
+            prose(3, word),
+            prose(2, word)
+        )
+    };
+    let chunks: String = ["First", "Second", "Third", "Fourth"].map(chunk).concat();
+    let md = markdown(&format!(
+        "<body><nav><a href=/>Home</a></nav><main><article><h1>The harbour</h1>\
+         <div class=\"sidebar-grid\">{chunks}</div></article></main>\
+         <footer><p>About the site</p></footer></body>"
+    ));
+    for word in ["First", "Second", "Third", "Fourth"] {
+        assert!(md.contains(&format!("{word} sentence number 2")), "{md}");
+    }
+    // The same placeholder for each embed, named as a social block: its
+    // copies count once, and go as the small block they are.
+    let placeholder = "<div class=social-embed><p>This post from a social network is not \
+        shown under your privacy settings; change them to see it here.</p></div>";
+    let md = markdown(&format!(
+        "<body><article><h1>The harbour</h1><p>{}</p>{placeholder}<p>{}</p>{placeholder}\
+         <p>{}</p>{placeholder}<p>{}</p>{placeholder}</article></body>",
+        prose(2, "Story"),
+        prose(2, "Next"),
+        prose(2, "More"),
+        prose(2, "Last"),
+    ));
+    assert!(md.contains("Last sentence number 1"), "{md}");
+    assert!(!md.contains("privacy settings"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (a block named as boilerplate that holds teasers
 // goes after prose of the page's own, however much of the page it holds;
 // before any, it is what the page has)

@@ -245,6 +245,12 @@ impl<'a> Names<'a> {
         w.boilerplate && !w.content
     }
 
+    /// Whether the class alone names boilerplate (whatever the id says).
+    pub(super) fn class_boilerplate(&mut self, e: &'a Element) -> bool {
+        e.attr(&local_name!("class"))
+            .is_some_and(|v| self.words(v).boilerplate)
+    }
+
     /// Whether a class or id names a comment section.
     pub(super) fn comments(&mut self, e: &'a Element) -> bool {
         self.of(e).comments

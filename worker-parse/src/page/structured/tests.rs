@@ -35,6 +35,18 @@ fn prose(tag: &str, n: usize) -> String {
         .join(" ")
 }
 
+/// Prose of `n` sentences that shares no run of words with [`prose`]'s.
+fn other_text(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "Rain fell in orchard {i} all week; pickers waited under sheds for dry weather."
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A page whose markup is an empty application root, with `head` extra.
 fn shell(head: &str) -> String {
     format!(
@@ -338,18 +350,51 @@ fn a_shell_whose_data_holds_no_prose_still_fails() {
     assert_eq!(read(&short), PageResult::NeedsScripts);
 }
 
-// Verifies: REQ-PAGE-002
+// Verifies: REQ-PAGE-002 (a body declared for another text than the
+// page's is not taken for it, however long)
 #[test]
-fn a_good_dom_extraction_is_never_replaced() {
+fn a_good_dom_extraction_of_another_text_is_never_replaced() {
     let html = format!(
         "<html><head><title>T</title>{}</head><body><article><p>{}</p></article></body></html>",
-        ld(&json!({"@type": "NewsArticle", "headline": "H", "articleBody": prose("ld", 20)})),
+        ld(&json!({"@type": "NewsArticle", "headline": "H", "articleBody": other_text(20)})),
         prose("dom", 3)
     );
     let p = page(&html);
     assert!(!p.from_structured_data);
     assert!(p.markdown.contains("The dom council"));
-    assert!(!p.markdown.contains("The ld council"));
+    assert!(!p.markdown.contains("orchard"));
+}
+
+// Verifies: REQ-PAGE-002 (an article whose page shows its opening and
+// holds the rest back until a script reveals it, while its JSON-LD
+// declares the whole body, is read from that body; a page that shows the
+// whole text keeps its own reading)
+#[test]
+fn the_rest_of_an_article_held_back_but_declared_in_its_body_is_read() {
+    let opening = prose("opening", 4);
+    let rest = [prose("second", 5), prose("third", 5), prose("fourth", 5)];
+    let declared = format!("{opening}\n\n{}", rest.join("\n\n"));
+    let head = ld(&json!({"@type": "NewsArticle", "headline": "H", "articleBody": declared}));
+    let held_back = format!(
+        "<html><head><title>T</title>{head}</head><body><article><h1>H</h1>\
+         <p class=byline>By Ann Lee, 25/04/2026</p><p>{opening}</p>\
+         <div class=paywall hidden><p>{}</p><p>{}</p><p>{}</p></div></article></body></html>",
+        rest[0], rest[1], rest[2]
+    );
+    let p = page(&held_back);
+    assert!(p.from_structured_data, "{}", p.markdown);
+    assert!(
+        p.markdown.starts_with("The opening council"),
+        "{}",
+        p.markdown
+    );
+    assert!(p.markdown.contains("The fourth council"), "{}", p.markdown);
+    assert_eq!(p.title.as_deref(), Some("T"));
+    // The same page with the whole text shown: read from its markup.
+    let shown = held_back.replace(" hidden>", ">");
+    let p = page(&shown);
+    assert!(!p.from_structured_data);
+    assert!(p.markdown.contains("The fourth council"), "{}", p.markdown);
 }
 
 // Verifies: REQ-PAGE-002
