@@ -597,6 +597,28 @@ fn images_give_their_alternative_text_once() {
     assert_eq!(md, "Helmet Trek helmet 0 Side view in red.");
 }
 
+// Verifies: REQ-PAGE-002 (a block that repeats an image's alternative
+// text written before it, a description under the picture and the copy a
+// lightbox keeps, is read once; the same text in the image's own block,
+// a heading, or a label with another number stays)
+#[test]
+fn a_description_that_repeats_the_image_s_text_is_read_once() {
+    let md = markdown(&format!(
+        "<body><article><p>{}</p><div class=img><img src=p.jpg alt=\"The pyramid of the plan's four phases.\">\
+         </div><div class=description>The pyramid of the plan's  four phases.</div>\
+         <div class=lightbox><img src=p.jpg alt=\"The pyramid of the plan's four phases.\">\
+         <div>The Pyramid of the plan's four phases.</div></div>\
+         <h3>The pyramid of the plan's four phases.</h3><p>{}</p>\
+         <div><img src=s.jpg alt=\"Step 1\"></div><div>Step 2</div></article></body>",
+        prose(3, "Story"),
+        prose(3, "More"),
+    ));
+    assert_eq!(md.matches("The pyramid of the plan").count(), 2, "{md}");
+    assert!(md.contains("### The pyramid"), "{md}");
+    assert!(md.contains("More sentence number 2"), "{md}");
+    assert!(md.contains("Step 1") && md.contains("Step 2"), "{md}");
+}
+
 #[test]
 fn headings_quotes_and_whitespace() {
     let md = markdown(
