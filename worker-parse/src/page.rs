@@ -171,7 +171,7 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     // never asked, and their bytes are not searched for it.
     let declared = OnceCell::new();
     let discussion = || *declared.get_or_init(|| structured::declares_discussion(html));
-    let (first, needs_scripts) = read_dom(html, url, &discussion, false);
+    let (first, needs_scripts, linked_data) = read_dom(html, url, &discussion, false);
     let words = first.as_ref().map_or(0, |p| {
         // Counted only as far as the bound: the exact count matters below it.
         p.markdown
@@ -182,13 +182,16 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     if words >= LENIENT_BELOW_WORDS && !needs_scripts {
         // The rest of the article may be in its declared body only.
         return match first {
-            Some(page) => PageResult::Page(structured::continued(html, url, &page).unwrap_or(page)),
+            Some(page) if linked_data => {
+                PageResult::Page(structured::continued(html, url, &page).unwrap_or(page))
+            }
+            Some(page) => PageResult::Page(page),
             None => PageResult::NoContent,
         };
     }
     // Little or nothing: perhaps a page whose content waits for a script
     // (in <noscript>, or hidden by an inline style until revealed).
-    let (second, _) = read_dom(html, url, &discussion, true);
+    let (second, _, _) = read_dom(html, url, &discussion, true);
     let better = match (&first, &second) {
         (_, None) => first,
         (None, Some(_)) => second,
@@ -211,9 +214,10 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
 /// A page read with words below this count is read again leniently.
 const LENIENT_BELOW_WORDS: usize = 50;
 
-/// One extraction try: `None` when it finds no content; and, for the
-/// strict try (scripting on, `<noscript>` read as raw text), whether the
-/// page needs scripts to show any text (`shell`). `discussion`: whether
+/// One extraction try: `None` when it finds no content; for the strict
+/// try (scripting on, `<noscript>` read as raw text), whether the page
+/// needs scripts to show any text (`shell`); and whether the page has a
+/// JSON-LD script. `discussion`: whether
 /// the page declares itself one in its structured data, worked out once
 /// and only where extraction asks.
 fn read_dom(
@@ -221,7 +225,7 @@ fn read_dom(
     url: Option<&url::Url>,
     discussion: &dyn Fn() -> bool,
     lenient: bool,
-) -> (Option<Page>, bool) {
+) -> (Option<Page>, bool, bool) {
     let dom = dom::parse(html, !lenient);
     let found = extract::extract(&dom, lenient, url, discussion);
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
@@ -235,7 +239,7 @@ fn read_dom(
         partial: dom.partial,
         from_structured_data: false,
     });
-    (page, needs_scripts)
+    (page, needs_scripts, dom.linked_data)
 }
 
 /// Pages whose first read found more words than this are not asked

@@ -108,6 +108,9 @@ pub(crate) struct Dom {
     pub(crate) nodes: Vec<Node>,
     /// A LIM-F12 bound was hit: the tree holds the content before the cut.
     pub(crate) partial: bool,
+    /// The page has a JSON-LD script (`<script type="application/ld+json">`):
+    /// its structured data may declare its article's body.
+    pub(crate) linked_data: bool,
 }
 
 impl Dom {
@@ -258,6 +261,7 @@ fn build(html: &str, scripting: bool, max_nodes: usize, max_depth: u32, skip: bo
         max_nodes,
         max_depth,
         cut: Cell::new(false),
+        linked_data: Cell::new(false),
     };
     let opts = ParseOpts {
         tree_builder: TreeBuilderOpts {
@@ -356,6 +360,7 @@ struct Sink {
     max_nodes: usize,
     max_depth: u32,
     cut: Cell<bool>,
+    linked_data: Cell<bool>,
 }
 
 /// The name of a node that is not an element (the tree builder asks only
@@ -504,6 +509,7 @@ impl TreeSink for Sink {
         Dom {
             nodes: self.nodes.into_inner(),
             partial: self.cut.get(),
+            linked_data: self.linked_data.get(),
         }
     }
 
@@ -521,6 +527,17 @@ impl TreeSink for Sink {
         // Filtered in place: the parser's vector is kept, not copied.
         let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
         attrs.retain(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local));
+        if name.local == local_name!("script")
+            && attrs.iter().any(|a| {
+                a.name.local == local_name!("type")
+                    && a.value
+                        .trim()
+                        .get(..19)
+                        .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
+            })
+        {
+            self.linked_data.set(true);
+        }
         for a in &mut attrs {
             let v = &mut a.value;
             if v.len() > ATTR_MAX {

@@ -39,6 +39,7 @@ pub(crate) fn render(dom: &Dom, root: NodeId, skip: &[bool], base: Option<&Url>)
         item_indent: Vec::new(),
         alts: HashSet::new(),
         alt_texts: HashSet::new(),
+        alt_max: 0,
         line_alts: Vec::new(),
         last_was_item: false,
         links: Vec::new(),
@@ -107,6 +108,8 @@ struct Renderer<'a> {
     alts: HashSet<String>,
     /// The same texts whole ([`collapsed`]), as a block is compared with them.
     alt_texts: HashSet<String>,
+    /// The longest of them, in bytes.
+    alt_max: usize,
     /// Those written in the block being filled: (compared, whole).
     line_alts: Vec<(String, String)>,
     last_was_item: bool,
@@ -497,10 +500,16 @@ impl Renderer<'_> {
         // A block that repeats an image's alternative text written before
         // it (a caption that says what the picture's text said, a
         // lightbox's copy of the caption) is read once.
-        let repeats_alt =
-            heading.is_none() && self.alt_texts.contains(&collapsed(&lines.join(" ")));
+        // The lines' whitespace is collapsed already; in lower case a text
+        // is a third of its bytes at least: a longer block than three times
+        // the longest text is none of them, and is not compared.
+        let bytes = lines.iter().map(|l| l.len() + 1).sum::<usize>();
+        let repeats_alt = heading.is_none()
+            && bytes <= 3 * self.alt_max
+            && self.alt_texts.contains(&collapsed(&lines.join(" ")));
         for (key, text) in self.line_alts.drain(..) {
             self.alts.insert(key);
+            self.alt_max = self.alt_max.max(text.len());
             self.alt_texts.insert(text);
         }
         if repeats_alt {

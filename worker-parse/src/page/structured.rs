@@ -163,14 +163,11 @@ const CONTAINED_MIN: f64 = 0.5;
 /// reveals it (a dynamic paywall) or left out of the markup. Part of the
 /// body: [`CONTAINED_MIN`] of the read's word pairs (link targets aside)
 /// are the body's, so that a body declared for another text than the one
-/// read (a teaser, a summary) is not taken for it. Looked for only in a
-/// page that names an `articleBody` at all.
+/// read (a teaser, a summary) is not taken for it. Asked (by the caller)
+/// only of a page with a JSON-LD script, and read only where the page
+/// names an `articleBody` key at all.
 pub(crate) fn continued(html: &str, url: Option<&url::Url>, dom_page: &Page) -> Option<Page> {
-    memchr::memmem::find(html.as_bytes(), b"articleBody")?;
-    let found = find(html)?;
-    if !found.article {
-        return None;
-    }
+    let found = declared_article(html)?;
     let dom_words = dom_page.markdown.split_whitespace().count();
     // The raw body's words bound the rendered ones: most pages stop here.
     if found.body.split_whitespace().count() < WORDS_RATIO * dom_words {
@@ -188,6 +185,42 @@ pub(crate) fn continued(html: &str, url: Option<&url::Url>, dom_page: &Page) -> 
         partial,
         from_structured_data: true,
     })
+}
+
+/// The longest article body the page's JSON-LD declares (`articleBody`);
+/// other data blocks are not read, nor a page that names no such key.
+fn declared_article(html: &str) -> Option<Found> {
+    let bytes = html.as_bytes();
+    // A JSON key: the quoted name and a colon (microdata's
+    // `itemprop="articleBody"` has none).
+    let key = b"\"articleBody\"";
+    let declares = memchr::memmem::find_iter(bytes, key).any(|i| {
+        bytes[i + key.len()..]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            == Some(&b':')
+    });
+    if !declares {
+        return None;
+    }
+    let mut budget = Budget { values: VALUES_MAX };
+    let mut best: Option<Candidate> = None;
+    for (_, text) in scripts(html)
+        .into_iter()
+        .filter(|(block, _)| *block == Block::LinkedData)
+    {
+        if let Some(value) = parse_json(text)
+            && let (Some((chars, found)), _) = best_linked(&value, &mut budget)
+            && found.article
+            && best.as_ref().is_none_or(|(c, _)| chars > *c)
+        {
+            best = Some((chars, found));
+        }
+        if budget.values == 0 {
+            break;
+        }
+    }
+    best.map(|(_, found)| found)
 }
 
 /// The share of the word pairs of `part` (Markdown, its link targets

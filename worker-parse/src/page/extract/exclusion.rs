@@ -407,7 +407,7 @@ impl<'a> Before<'a> {
 /// Drops the blocks named as boilerplate, unless they hold much of the
 /// page's text: a layout wrapper named "has-sidebar" holds the content.
 /// Blocks named so by their class beside others of the same class are
-/// weighed with them ([`alike_blocks`]): a text that a page builder set in
+/// weighed with them ([`alike_weight`]): a text that a page builder set in
 /// chunks named for their layout ("sidebar-grid__container") holds much
 /// of the page's text together, though no chunk alone does. Measured: one
 /// of Fundus's test pages from its "more from the author" teasers to its
@@ -463,28 +463,23 @@ pub(super) fn drop_boilerplate<'a>(
             replies[id] = true;
         }
     }
-    let alike = alike_blocks(dom, order, weight, names, skip);
+    let mut alike = HashMap::new();
     // Text of the blocks dropped so far, which `before` still counts.
     let mut dropped = Dropped::default();
     for &id in order {
         if skip[id] {
             continue;
         }
-        let group = |e: &Element| {
-            dom.nodes[id]
-                .parent
-                .zip(e.attr(&local_name!("class")))
-                .and_then(|key| alike.get(&key))
-                .copied()
-                .unwrap_or(weight[id])
+        let mut group = |e: &'a Element, names: &mut Names<'a>| {
+            alike_weight(dom, id, e, weight, names, skip, &mut alike)
         };
         if let Some(e) = dom.element(id)
             && !(replies[id] && names.comments(e))
             && !frames_page(e)
             && (names.boilerplate(e)
                 || (page_prose && caption_name(e) && !holds_any(dom, id, &[local_name!("img")])))
-            && (f64::from(group(e).plain()) < BOILERPLATE_SHARE_MAX * body_plain
-                || (page_prose && !names.comments(e) && outweighed(weight[body], group(e)))
+            && (f64::from(group(e, names).plain()) < BOILERPLATE_SHARE_MAX * body_plain
+                || (page_prose && !names.comments(e) && outweighed(weight[body], group(e, names)))
                 || (!names.comments(e)
                     && before.prose[id].saturating_sub(dropped.prose) >= TEASERS_PROSE_MIN
                     && teasers(dom, id, weight, skip))
@@ -509,42 +504,54 @@ pub(super) fn drop_boilerplate<'a>(
     }
 }
 
-/// The weight of the blocks whose class names them as boilerplate (not
-/// as a comment section) that share a parent and a class, summed per
-/// (parent, class): a text split into chunks set alike (a page builder's
-/// containers, named for the layout they sit in) is weighed whole, as it
-/// would be had one block wrapped the chunks. Copies (blocks that weigh
-/// the same, as a placeholder repeated for each embed does) count once.
-fn alike_blocks<'a>(
+/// The weight of a block whose class names it as boilerplate (not as a
+/// comment section) with the blocks so named beside it that share its
+/// class, worked out once per (parent, class) in `alike`: a text split
+/// into chunks set alike (a page builder's containers, named for the
+/// layout they sit in) is weighed whole, as it would be had one block
+/// wrapped the chunks. Copies (blocks that weigh the same, as a
+/// placeholder repeated for each embed does) count once. Any other
+/// block weighs alone.
+fn alike_weight<'a>(
     dom: &'a Dom,
-    order: &[NodeId],
+    id: NodeId,
+    e: &'a Element,
     weight: &[Weight],
     names: &mut Names<'a>,
     skip: &[bool],
-) -> HashMap<(NodeId, &'a str), Weight> {
-    let mut alike: HashMap<(NodeId, &'a str), Weight> = HashMap::new();
-    let mut seen: HashSet<(NodeId, &'a str, u32, u32, u32)> = HashSet::new();
-    for &id in order {
-        if skip[id] {
+    alike: &mut HashMap<(NodeId, &'a str), Weight>,
+) -> Weight {
+    let mut named =
+        |e: &'a Element| names.boilerplate(e) && !names.comments(e) && names.class_boilerplate(e);
+    let (Some(parent), Some(class)) = (dom.nodes[id].parent, e.attr(&local_name!("class"))) else {
+        return weight[id];
+    };
+    if !named(e) {
+        return weight[id];
+    }
+    if let Some(w) = alike.get(&(parent, class)) {
+        return *w;
+    }
+    let mut sum = Weight::default();
+    let mut seen: HashSet<(u32, u32, u32)> = HashSet::new();
+    for c in dom.children(parent) {
+        if skip[c] {
             continue;
         }
-        if let Some(e) = dom.element(id)
-            && let (Some(parent), Some(class)) =
-                (dom.nodes[id].parent, e.attr(&local_name!("class")))
-            && names.class_boilerplate(e)
-            && !names.comments(e)
+        if let Some(sibling) = dom.element(c)
+            && sibling.attr(&local_name!("class")) == Some(class)
+            && named(sibling)
         {
-            let w = weight[id];
-            if !seen.insert((parent, class, w.text, w.link, w.para)) {
-                continue;
+            let w = weight[c];
+            if seen.insert((w.text, w.link, w.para)) {
+                sum.text = sum.text.saturating_add(w.text);
+                sum.link = sum.link.saturating_add(w.link);
+                sum.para = sum.para.saturating_add(w.para);
             }
-            let sum = alike.entry((parent, class)).or_default();
-            sum.text = sum.text.saturating_add(w.text);
-            sum.link = sum.link.saturating_add(w.link);
-            sum.para = sum.para.saturating_add(w.para);
         }
     }
-    alike
+    alike.insert((parent, class), sum);
+    sum
 }
 
 /// Whether a block holds teasers: three headings at least whose text is
