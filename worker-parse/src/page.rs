@@ -172,13 +172,10 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     let declared = OnceCell::new();
     let discussion = || *declared.get_or_init(|| structured::declares_discussion(html));
     let (first, needs_scripts, linked_data) = read_dom(html, url, &discussion, false);
-    let words = first.as_ref().map_or(0, |p| {
-        // Counted only as far as the bound: the exact count matters below it.
-        p.markdown
-            .split_whitespace()
-            .take(LENIENT_BELOW_WORDS)
-            .count()
-    });
+    // Counted only as far as the bound: the exact count matters below it.
+    let words = first
+        .as_ref()
+        .map_or(0, |p| words_upto(&p.markdown, LENIENT_BELOW_WORDS));
     if words >= LENIENT_BELOW_WORDS && !needs_scripts {
         // The rest of the article may be in its declared body only.
         return match first {
@@ -195,7 +192,9 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     let better = match (&first, &second) {
         (_, None) => first,
         (None, Some(_)) => second,
-        (Some(_), Some(s)) if s.markdown.split_whitespace().count() >= 2 * words.max(1) => second,
+        (Some(_), Some(s)) if words_upto(&s.markdown, 2 * words.max(1)) >= 2 * words.max(1) => {
+            second
+        }
         _ => first,
     };
     // Still little or nothing: perhaps the content is only in the page's
@@ -209,6 +208,35 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
         return PageResult::NeedsScripts;
     }
     better.map_or(PageResult::NoContent, PageResult::Page)
+}
+
+/// The words of a text, counted up to `max`: its runs between spaces,
+/// except that a run of ideographs or kana (Chinese and Japanese set no
+/// spaces between words) counts one word per [`CHARS_PER_CJK_WORD`] of
+/// those characters, so that a page in those scripts is not taken for a
+/// near-empty one by the bounds below.
+pub(crate) fn words_upto(text: &str, max: usize) -> usize {
+    let mut words = 0;
+    for run in text.split_whitespace() {
+        let cjk = run.chars().filter(|&c| is_cjk(c)).count();
+        words += if cjk == 0 {
+            1
+        } else {
+            cjk.div_ceil(CHARS_PER_CJK_WORD)
+        };
+        if words >= max {
+            return max;
+        }
+    }
+    words
+}
+
+/// Characters of a Chinese or Japanese text per word, about.
+const CHARS_PER_CJK_WORD: usize = 2;
+
+/// A Han ideograph or a kana.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{2ffff}')
 }
 
 /// A page read with words below this count is read again leniently.
@@ -231,7 +259,7 @@ fn read_dom(
     let markdown = markdown::render(&dom, found.root, &found.skip, url);
     // Asked only of a page with little text: a page of prose is no shell.
     let needs_scripts = !lenient
-        && markdown.split_whitespace().nth(SHELL_BELOW_WORDS).is_none()
+        && words_upto(&markdown, SHELL_BELOW_WORDS + 1) <= SHELL_BELOW_WORDS
         && shell::needs_scripts(&dom);
     let page = markdown.chars().any(char::is_alphanumeric).then_some(Page {
         title: found.title,

@@ -66,7 +66,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{Page, dom, extract, markdown};
+use super::{Page, dom, extract, markdown, words_upto};
 
 /// The largest script read; a longer one is left alone (3 of the 3,258
 /// data blocks of the bench pages are longer). With the values bound, it
@@ -129,13 +129,13 @@ pub(crate) fn fallback(
     url: Option<&url::Url>,
     dom_page: Option<&Page>,
 ) -> Option<Page> {
-    let dom_words = dom_page.map_or(0, |p| p.markdown.split_whitespace().count());
+    let dom_words = dom_page.map_or(0, |p| words_upto(&p.markdown, usize::MAX));
     if dom_words >= NEAR_EMPTY_WORDS {
         return None;
     }
     let found = find(html)?;
     let (markdown, partial) = render(&found.body, url)?;
-    let words = markdown.split_whitespace().count();
+    let words = words_upto(&markdown, usize::MAX);
     if words < FALLBACK_MIN_WORDS.max(WORDS_RATIO * dom_words) {
         return None;
     }
@@ -168,13 +168,13 @@ const CONTAINED_MIN: f64 = 0.5;
 /// names an `articleBody` key at all.
 pub(crate) fn continued(html: &str, url: Option<&url::Url>, dom_page: &Page) -> Option<Page> {
     let found = declared_article(html)?;
-    let dom_words = dom_page.markdown.split_whitespace().count();
+    let dom_words = words_upto(&dom_page.markdown, usize::MAX);
     // The raw body's words bound the rendered ones: most pages stop here.
-    if found.body.split_whitespace().count() < WORDS_RATIO * dom_words {
+    if words_upto(&found.body, WORDS_RATIO * dom_words) < WORDS_RATIO * dom_words {
         return None;
     }
     let (markdown, partial) = render(&found.body, url)?;
-    if markdown.split_whitespace().count() < WORDS_RATIO * dom_words
+    if words_upto(&markdown, WORDS_RATIO * dom_words) < WORDS_RATIO * dom_words
         || contained(&dom_page.markdown, &markdown) < CONTAINED_MIN
     {
         return None;

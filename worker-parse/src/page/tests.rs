@@ -324,6 +324,22 @@ fn a_slideshow_set_in_a_sidebar_is_the_page_s_text() {
     assert!(md.contains("Centerpiece 4"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a page in Chinese or Japanese, which set no
+// spaces between words, is counted by its characters: a short article is
+// no near-empty page, and is not read again with its noscript lines)
+#[test]
+fn a_short_japanese_article_is_not_taken_for_an_empty_page() {
+    let sentence = "トレンドマイクロは三月九日、公衆無線LANを安全に使うためのアプリの発売を開始すると発表した。";
+    let article: String = (0..4).map(|_| format!("<p>{sentence}</p>")).collect();
+    let md = markdown(&format!(
+        "<body><div id=main><noscript><p>JavaScript is turned off. Turn it on to use every \
+         feature of this site; the help pages say how to change the setting.</p></noscript>\
+         <h1>フリーWi-Fiプロテクション</h1>{article}</div></body>"
+    ));
+    assert!(md.contains("発売を開始すると発表した"), "{md}");
+    assert!(!md.contains("JavaScript is turned off"), "{md}");
+}
+
 // Verifies: REQ-PAGE-002 (ruby annotations, a reading set above the
 // characters, do not split the words of the text they annotate)
 #[test]
