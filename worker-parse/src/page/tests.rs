@@ -613,6 +613,22 @@ fn images_give_their_alternative_text_once() {
     assert_eq!(md, "Helmet Trek helmet 0 Side view in red.");
 }
 
+// Verifies: REQ-PAGE-002 (an alternative text that is the image file's
+// name, which a publishing tool fills in, says nothing of the picture and
+// is not written; a description that ends in a file's name is)
+#[test]
+fn an_image_file_s_name_is_no_alternative_text() {
+    let md = markdown(
+        "<body><p>Autumn at the camp <img src=a.jpg alt=\"12-IMG_3886.JPG\"> \
+         <img src=b.png alt=\"P1610088.png\"> <img src=c.png alt=\"Chart of visits, from stats.png\"> \
+         <img src=d.svg alt=\".svg\"> in December.</p></body>",
+    );
+    assert_eq!(
+        md,
+        "Autumn at the camp Chart of visits, from stats.png .svg in December."
+    );
+}
+
 // Verifies: REQ-PAGE-002 (a block that repeats an image's alternative
 // text written before it, a description under the picture and the copy a
 // lightbox keeps, is read once; the same text in the image's own block,
