@@ -1467,6 +1467,37 @@ fn related_posts_after_a_short_post_are_left_out_however_long() {
     assert!(md.contains("Teaser sentence number 1"), "{md}");
 }
 
+// Verifies: REQ-PAGE-002 (a stream of teasers, each led by its headline
+// linked to its story on another site (a rail of the site's own stories
+// goes by its links), with summaries too long for a series of short
+// blocks, does not take the place of the story under the page's title
+// heading, though it holds more prose)
+#[test]
+fn a_stream_of_long_teasers_does_not_take_the_story_s_place() {
+    let teasers: String = (0..6)
+        .map(|i| {
+            format!(
+                "<li class=item><h3><a href=https://partner.example.net/story-{i}.html>Another story {i}</a></h3>\
+                 <p>{}</p><span>Morning News</span></li>",
+                prose(5, "Teaser")
+            )
+        })
+        .collect();
+    let md = markdown(&format!(
+        "<html><head><title>Photo of a baby in a flag - Morning News</title></head><body>\
+         <div role=main><section class=story><h1>Photo of a baby in a flag</h1>\
+         <div class=body><p>{}</p><p>{}</p></div></section>\
+         <div class=stream><ul>{teasers}</ul></div></div></body></html>",
+        prose(4, "Story"),
+        prose(4, "More"),
+    ));
+    assert!(md.contains("More sentence number 3"), "{md}");
+    assert!(
+        !md.contains("Teaser") && !md.contains("Another story"),
+        "{md}"
+    );
+}
+
 // Verifies: REQ-PAGE-002 (rails of stories beside a story go, by their
 // headings linked within the site; a listing's items, a roundup's entries
 // and a page's links to its own sections stay)
