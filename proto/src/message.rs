@@ -499,7 +499,8 @@ pub enum PageParse {
         /// The document was read in part (`extraction_partial`).
         partial: bool,
         /// The content was read from the page's structured data, its markup
-        /// holding none (`from_structured_data`).
+        /// holding none, or only the opening of the article the data
+        /// declares whole (`from_structured_data`).
         structured: bool,
     },
     /// The media type is not one rypsok reads.

@@ -7,7 +7,8 @@
 //! keeps the attributes `attrs` lists), main-content extraction
 //! (`extract`) and our own Markdown rendering (`markdown`, which decodes
 //! leftover character references with `entities`, as the title does); for
-//! an empty shell, the text in its structured data (`structured`), and
+//! an empty shell or an article shown in part, the text in its structured
+//! data (`structured`), and
 //! without any, whether the page needs scripts to show its text (`shell`).
 
 use std::cell::OnceCell;
@@ -70,7 +71,8 @@ pub struct Page {
     /// The document hit a LIM-F12 bound or was too malformed to read whole:
     /// `markdown` is the content before the cut (`extraction_partial`).
     pub partial: bool,
-    /// The markup held (nearly) no content and `markdown` was read from the
+    /// The markup held (nearly) no content, or only the opening of the
+    /// article its JSON-LD declares whole, and `markdown` was read from the
     /// page's structured data instead (`from_structured_data`).
     pub from_structured_data: bool,
 }
@@ -93,7 +95,9 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// success or the noscript line (REQ-PAGE-006), unless the page carries
 /// its text in structured data (`structured`): a page whose markup yields
 /// nothing or nearly nothing is then read from there, and says so
-/// ([`Page::from_structured_data`]).
+/// ([`Page::from_structured_data`]); so is a page whose markup shows a
+/// third or less of the article its JSON-LD declares, and only that
+/// article's text.
 ///
 /// The text and the title are in Unicode's composed form (NFC), as the
 /// content boundary returns them to the caller too: a letter a page writes
