@@ -222,7 +222,12 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
 pub(crate) fn words_upto(text: &str, max: usize) -> usize {
     let mut words = 0;
     for run in text.split_whitespace() {
-        let cjk = run.chars().filter(|&c| is_cjk(c)).count();
+        // Most runs are ASCII, which holds no such character.
+        let cjk = if run.is_ascii() {
+            0
+        } else {
+            run.chars().filter(|&c| is_cjk(c)).count()
+        };
         words += if cjk == 0 {
             1
         } else {
