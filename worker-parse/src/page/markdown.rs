@@ -9,10 +9,10 @@
 //! An alternative text that is the image file's name is not written
 //! (measured: WCXB's development pages 27 up, newspaper's 4, Fundus's 1,
 //! articles 1, the third corpus 2; none down). A block that repeats an
-//! image's alternative text written before it is left out. Measured: WCXB's development pages 36 up and 2 down (a name
-//! under its photo), newspaper's test pages 2 up, Fundus's 9 up,
-//! articles 1 up; no page of trafilatura's evaluation pages or the third
-//! corpus changed.
+//! image's alternative text written before it is left out (measured:
+//! WCXB's development pages 36 up and 2 down, a name under its photo;
+//! newspaper's test pages 2 up, Fundus's 9 up, articles 1 up; no page of
+//! trafilatura's evaluation pages or the third corpus changed).
 
 use std::collections::HashSet;
 
@@ -515,6 +515,8 @@ impl Renderer<'_> {
             .filter(|l| !l.is_empty())
             .collect();
         if lines.is_empty() || !lines.iter().any(|l| l.chars().any(char::is_alphanumeric)) {
+            // Nothing is written, its images' texts neither.
+            self.line_alts.clear();
             return;
         }
         // A block that repeats an image's alternative text written before
