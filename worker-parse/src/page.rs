@@ -95,9 +95,9 @@ pub const MEDIA_TYPE_MAX: usize = 100;
 /// success or the noscript line (REQ-PAGE-006), unless the page carries
 /// its text in structured data (`structured`): a page whose markup yields
 /// nothing or nearly nothing is then read from there, and says so
-/// ([`Page::from_structured_data`]); so is a page whose markup shows a
-/// third or less of the article its JSON-LD declares, and only that
-/// article's text.
+/// ([`Page::from_structured_data`]); so is a page whose markup shows only
+/// the opening of the article its JSON-LD declares (a few paragraphs, a
+/// third of the article or less), and only that article's text.
 ///
 /// The text and the title are in Unicode's composed form (NFC), as the
 /// content boundary returns them to the caller too: a letter a page writes
@@ -183,7 +183,11 @@ fn read_html(html: &str, url: Option<&url::Url>) -> PageResult {
     if words >= LENIENT_BELOW_WORDS && !needs_scripts {
         // The rest of the article may be in its declared body only.
         return match first {
-            Some(page) if linked_data => {
+            Some(page)
+                if linked_data
+                    && words_upto(&page.markdown, CONTINUED_BELOW_WORDS)
+                        < CONTINUED_BELOW_WORDS =>
+            {
                 PageResult::Page(structured::continued(html, url, &page).unwrap_or(page))
             }
             Some(page) => PageResult::Page(page),
@@ -247,6 +251,12 @@ const CHARS_PER_CJK_WORD: usize = 2;
 fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{2ffff}')
 }
+
+/// A page read with words below this count may be the opening of an
+/// article whose structured data declares the rest (see
+/// [`structured::continued`]): a few paragraphs. Longer reads are not
+/// compared with the data, so that most pages pay no search of it.
+const CONTINUED_BELOW_WORDS: usize = 400;
 
 /// A page read with words below this count is read again leniently.
 const LENIENT_BELOW_WORDS: usize = 50;

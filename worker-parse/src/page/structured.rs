@@ -164,8 +164,9 @@ const CONTAINED_MIN: f64 = 0.5;
 /// body: [`CONTAINED_MIN`] of the read's word pairs (link targets aside)
 /// are the body's, so that a body declared for another text than the one
 /// read (a teaser, a summary) is not taken for it. Asked (by the caller)
-/// only of a page with a JSON-LD script, and read only where the page
-/// names an `articleBody` key at all.
+/// only of a page with a JSON-LD script whose own reading is an opening
+/// of a few paragraphs, and read only where the page names an
+/// `articleBody` key at all.
 pub(crate) fn continued(html: &str, url: Option<&url::Url>, dom_page: &Page) -> Option<Page> {
     let found = declared_article(html)?;
     let dom_words = words_upto(&dom_page.markdown, usize::MAX);
