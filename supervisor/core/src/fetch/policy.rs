@@ -238,9 +238,11 @@ fn authority_span(text: &str) -> Option<(usize, usize)> {
 }
 
 /// Where the authority starts in `text`, in Unicode scalar values: the
-/// position a credential in it is reported at.
+/// position a credential in it is reported at. After the scheme's colon
+/// and the slashes or backslashes the parser passes over, however many
+/// (`http:/host` is the URL `http://host`).
 fn authority_position(text: &str) -> u64 {
-    text.find("//").map_or(0, |i| text[..i].chars().count() + 2) as u64
+    authority_span(text).map_or(0, |(start, _)| start) as u64
 }
 
 /// The secret check of §10 on a URL (REQ-PRIV-002), its one scan, before

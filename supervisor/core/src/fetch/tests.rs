@@ -1081,6 +1081,19 @@ async fn a_key_folded_into_a_host_name_is_refused_before_any_lookup() {
         assert!(!e.to_string().to_ascii_lowercase().contains(key));
     }
     assert!(site.net.seen().is_empty());
+    // It is reported where the host starts, however many slashes the
+    // caller wrote before it (found by the url_policy fuzz target: with one
+    // slash it was reported at 0, the scheme's place).
+    for (url, position) in [
+        (format!("https://{key}.exfil.test/"), 8),
+        (format!("https:/{key}.exfil.test/"), 7),
+        (format!("https:\\\\{key}.exfil.test/"), 8),
+        (format!("https:{key}.exfil.test/"), 6),
+    ] {
+        let e = site.fetch(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(reason(&e), "denied:secret_in_url", "{url}");
+        assert_eq!(e["detail"]["position"], position, "{url}");
+    }
     // Only a whole label is a key, and only of the upper-case-only formats.
     let scan = |text: &str| super::policy::scan_url(text).first.map(|(k, _)| k);
     assert_eq!(scan(&format!("https://x{key}.example/")), None);
