@@ -247,8 +247,9 @@ pub(crate) fn words_upto(text: &str, max: usize) -> usize {
 /// Characters of a Chinese or Japanese text per word, about.
 const CHARS_PER_CJK_WORD: usize = 2;
 
-/// A Han ideograph or a kana.
-fn is_cjk(c: char) -> bool {
+/// A Han ideograph or a kana: Chinese and Japanese, written without
+/// spaces between words (Korean sets them, and is counted as other text).
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{2ffff}')
 }
 

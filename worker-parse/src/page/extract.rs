@@ -360,6 +360,22 @@ fn linked_headings(
     (linked, other)
 }
 
+/// The target of the first link at or below a node, trimmed: the page a
+/// teaser's headline or a card leads to.
+fn first_href(dom: &Dom, id: NodeId) -> Option<&str> {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if let Some(href) = dom
+            .element(n)
+            .and_then(|e| e.attr(&html5ever::local_name!("href")))
+        {
+            return Some(href.trim());
+        }
+        stack.extend(dom.children_last_first(n));
+    }
+    None
+}
+
 /// Whether `outer` is `inner` or one of its ancestors.
 fn holds(dom: &Dom, outer: NodeId, inner: NodeId) -> bool {
     let mut at = Some(inner);

@@ -26,8 +26,10 @@
 //!   parsed and walked in turn.
 //!
 //! The article body a page's JSON-LD declares (`articleBody`) is read
-//! instead of a page whose own reading holds a third of its words or
-//! fewer, where that reading is part of the body ([`continued`]): the
+//! instead of a page whose own reading is an opening of a few paragraphs
+//! (under 400 words, so that most pages pay no search of their data) and
+//! holds a third of the body's words or fewer, where that reading is part
+//! of the body ([`continued`]): the
 //! rest of the article is in the page's data, held back from the markup
 //! until a script reveals it (a dynamic paywall's hidden block). Measured:
 //! one of Fundus's test pages from its opening paragraph to its whole
@@ -66,7 +68,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{Page, dom, extract, markdown, words_upto};
+use super::{Page, dom, extract, is_cjk, markdown, words_upto};
 
 /// The largest script read; a longer one is left alone (3 of the 3,258
 /// data blocks of the bench pages are longer). With the values bound, it
@@ -870,17 +872,13 @@ fn prose_text_chars(s: &str) -> Option<usize> {
     prose.then_some(chars)
 }
 
-/// Share of CJK ideographs and kana among the characters of `s` (text
-/// written without spaces between words).
+/// Share of Han ideographs and kana ([`is_cjk`]) among the first
+/// characters of `s`: text written without spaces between words.
 fn cjk_share(s: &str) -> f64 {
-    let mut cjk = 0usize;
-    let mut all = 0usize;
+    let (mut cjk, mut all) = (0usize, 0usize);
     for c in s.chars().take(4096) {
         all += 1;
-        if matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
-        {
-            cjk += 1;
-        }
+        cjk += usize::from(is_cjk(c));
     }
     cjk as f64 / all.max(1) as f64
 }

@@ -14,7 +14,7 @@ use html5ever::local_name;
 use super::root::{LEAD_WORDS_MIN, is_container};
 use super::second::HEADING_PROSE_MIN;
 use super::weights::{Weight, is_inline};
-use super::{collapsed_text, is, linked_headings, text_of};
+use super::{collapsed_text, first_href, is, linked_headings, text_of};
 use crate::page::dom::{Data, Dom, Element, NodeId};
 use crate::page::markdown::heading_level;
 
@@ -545,23 +545,18 @@ fn is_rail(
 /// the domain it is one of (an approximation of one site: no list of
 /// public suffixes is consulted). Without the page's address, none does.
 fn links_within(dom: &Dom, id: NodeId, page: Option<&url::Url>) -> bool {
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if let Some(href) = dom.element(n).and_then(|e| e.attr(&local_name!("href"))) {
-            let Some((page, target)) = page.and_then(|p| Some((p, p.join(href.trim()).ok()?)))
-            else {
-                return false;
-            };
-            return matches!(target.scheme(), "http" | "https")
-                && !same_page(page, &target)
-                && target
-                    .host_str()
-                    .zip(page.host_str())
-                    .is_some_and(|(a, b)| same_site(a, b));
-        }
-        stack.extend(dom.children_last_first(n));
-    }
-    false
+    let Some((page, target)) = page
+        .zip(first_href(dom, id))
+        .and_then(|(p, href)| Some((p, p.join(href).ok()?)))
+    else {
+        return false;
+    };
+    matches!(target.scheme(), "http" | "https")
+        && !same_page(page, &target)
+        && target
+            .host_str()
+            .zip(page.host_str())
+            .is_some_and(|(a, b)| same_site(a, b))
 }
 
 /// Whether two addresses are one page, their fragments aside.

@@ -53,8 +53,8 @@ use html5ever::local_name;
 use super::root::{descend, is_container};
 use super::weights::Weight;
 use super::{
-    Kind, below, carries_time, holds, is, kind, linked_headings, marks_article, names_article_body,
-    text_of,
+    Kind, below, carries_time, first_href, holds, is, kind, linked_headings, marks_article,
+    names_article_body, text_of,
 };
 use crate::page::dom::{Dom, NodeId};
 
@@ -212,15 +212,7 @@ pub(super) fn second_opinion(
 /// Whether the first link at or below a node leads away from the page:
 /// its target is no place in it (`#…`).
 fn leads_away(dom: &Dom, id: NodeId) -> bool {
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        if let Some(href) = dom.element(n).and_then(|e| e.attr(&local_name!("href"))) {
-            let href = href.trim();
-            return !href.is_empty() && !href.starts_with('#');
-        }
-        stack.extend(dom.children_last_first(n));
-    }
-    false
+    first_href(dom, id).is_some_and(|href| !href.is_empty() && !href.starts_with('#'))
 }
 
 /// Whether `a` comes before `b` in document order (neither holds the
