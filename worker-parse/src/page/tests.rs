@@ -1589,13 +1589,16 @@ fn captions_give_way_to_the_image_s_alternative_text() {
     let page = format!(
         "<body><p>{}</p><figure><img src=a.jpg alt=\"Flooded bridge\">\
          <figcaption>The old bridge on Monday. Photo: Agency</figcaption></figure>\
-         <div class=image-credit>Photo: Agency</div><p>{}</p></body>",
+         <div class=image-credit>Photo: Agency</div>         <img src=b.jpg alt=\"Rescue boats\"><span class=newsCaption>Boats on Tuesday. Photo: Wire</span>         <p>{}</p></body>",
         prose(3, "Story"),
         prose(3, "More"),
     );
     let md = markdown(&page);
     assert!(md.contains("Flooded bridge"), "{md}");
     assert!(!md.contains("Photo: Agency"), "{md}");
+    // Named in camel case, as component libraries name their blocks.
+    assert!(md.contains("Rescue boats"), "{md}");
+    assert!(!md.contains("Photo: Wire"), "{md}");
     assert!(md.contains("More sentence number 2"), "{md}");
     // Off prose (a gallery), captions are the items' text and stay.
     let gallery = "<body><div class=photo-caption>Harbour at dawn</div>\

@@ -170,8 +170,19 @@ impl Words {
 /// down, sum +0.46; trafilatura's evaluation pages 2 better, 1 worse; the
 /// article set one page up (+0.03), the third corpus unchanged.
 fn camel_boilerplate(token: &str) -> bool {
+    let words = camel_words(token);
+    words.iter().any(|w| boilerplate_word(w))
+        || words
+            .windows(2)
+            .any(|p| boilerplate_word(&format!("{}-{}", p[0], p[1])))
+}
+
+/// The words of a token written in camel case, in lower case: split at
+/// each capital that follows a small letter or a digit, and at `-` and
+/// `_`. None for a token without capitals.
+fn camel_words(token: &str) -> Vec<String> {
     if !token.bytes().any(|b| b.is_ascii_uppercase()) {
-        return false;
+        return Vec::new();
     }
     let mut words: Vec<String> = Vec::new();
     for part in token.split(['-', '_']) {
@@ -188,10 +199,7 @@ fn camel_boilerplate(token: &str) -> bool {
             words.push(word);
         }
     }
-    words.iter().any(|w| boilerplate_word(w))
-        || words
-            .windows(2)
-            .any(|p| boilerplate_word(&format!("{}-{}", p[0], p[1])))
+    words
 }
 
 /// Whether a class or id value holds a word of a content container.
@@ -293,17 +301,27 @@ pub(super) fn hidden_until_loaded(e: &Element) -> bool {
 
 /// Whether a class names an image's caption or credit line: text about
 /// an image, which contributes its alternative text instead (a caption
-/// that wraps the image itself is kept for that text).
+/// that wraps the image itself is kept for that text). Its words are
+/// split at `-` and `_`, and in camel case as [`camel_boilerplate`]
+/// splits them (`newsCaption`). Measured, the camel case: WCXB's
+/// development pages 5 up and none down, Fundus's 3 up (both halves),
+/// newspaper's 3 up and 2 down (+0.0001); the article set 4 up and 2 down
+/// (−0.0002); trafilatura's pages and the third corpus unchanged.
 pub(super) fn caption_name(e: &Element) -> bool {
+    let caption = |p: &str| {
+        matches!(
+            p,
+            "caption" | "credit" | "credits" | "copyright" | "figcaption"
+        )
+    };
     e.attr(&local_name!("class")).is_some_and(|v| {
         v.split_whitespace().any(|t| {
-            let t = lower(t);
-            t.split(['-', '_']).any(|p| {
-                matches!(
-                    p,
-                    "caption" | "credit" | "credits" | "copyright" | "figcaption"
-                )
-            })
+            let l = lower(t);
+            // Most tokens hold none of the words, and are not split.
+            ["caption", "credit", "copyright"]
+                .iter()
+                .any(|w| has(&l, w))
+                && (l.split(['-', '_']).any(caption) || camel_words(t).iter().any(|w| caption(w)))
         })
     })
 }
