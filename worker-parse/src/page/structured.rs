@@ -29,12 +29,11 @@
 //! instead of a page whose own reading is an opening of a few paragraphs
 //! (under 400 words, so that most pages pay no search of their data) and
 //! holds a third of the body's words or fewer, where that reading is part
-//! of the body ([`continued`]): the
-//! rest of the article is in the page's data, held back from the markup
-//! until a script reveals it (a dynamic paywall's hidden block). Measured:
-//! one of Fundus's test pages from its opening paragraph to its whole
-//! article (F1 0.13 to 0.96); no page of any other set reaches the
-//! comparison of texts.
+//! of the body ([`continued`]): the rest of the article is in the page's
+//! data, held back from the markup until a script reveals it (a dynamic
+//! paywall's hidden block). Measured: one of Fundus's test pages from its
+//! opening paragraph to its whole article (F1 0.13 to 0.96); no page of
+//! any other set reaches the comparison of texts.
 //!
 //! A string reads like prose when, its markup left aside, it has at least
 //! [`PROSE_MIN_CHARS`] characters, mostly letters, words of natural length,

@@ -1589,7 +1589,9 @@ fn captions_give_way_to_the_image_s_alternative_text() {
     let page = format!(
         "<body><p>{}</p><figure><img src=a.jpg alt=\"Flooded bridge\">\
          <figcaption>The old bridge on Monday. Photo: Agency</figcaption></figure>\
-         <div class=image-credit>Photo: Agency</div>         <img src=b.jpg alt=\"Rescue boats\"><span class=newsCaption>Boats on Tuesday. Photo: Wire</span>         <p>{}</p></body>",
+         <div class=image-credit>Photo: Agency</div>\
+         <img src=b.jpg alt=\"Rescue boats\"><span class=newsCaption>Boats on Tuesday. Photo: Wire</span>\
+         <p>{}</p></body>",
         prose(3, "Story"),
         prose(3, "More"),
     );

@@ -179,7 +179,8 @@ fn camel_boilerplate(token: &str) -> bool {
 
 /// The words of a token written in camel case, in lower case: split at
 /// each capital that follows a small letter or a digit, and at `-` and
-/// `_`. None for a token without capitals.
+/// `_`. No words for a token without capitals, which the plain split
+/// reads.
 fn camel_words(token: &str) -> Vec<String> {
     if !token.bytes().any(|b| b.is_ascii_uppercase()) {
         return Vec::new();
