@@ -318,11 +318,14 @@ pub(super) fn caption_name(e: &Element) -> bool {
     e.attr(&local_name!("class")).is_some_and(|v| {
         v.split_whitespace().any(|t| {
             let l = lower(t);
-            // Most tokens hold none of the words, and are not split.
-            ["caption", "credit", "copyright"]
-                .iter()
-                .any(|w| has(&l, w))
-                && (l.split(['-', '_']).any(caption) || camel_words(t).iter().any(|w| caption(w)))
+            // Most tokens hold none of the words, all of which start with
+            // a `c`, and are not split.
+            let b = l.as_bytes();
+            memchr::memchr_iter(b'c', b).any(|i| {
+                [&b"caption"[..], b"credit", b"copyright"]
+                    .iter()
+                    .any(|w| b[i..].starts_with(w))
+            }) && (l.split(['-', '_']).any(caption) || camel_words(t).iter().any(|w| caption(w)))
         })
     })
 }
