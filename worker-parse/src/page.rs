@@ -8,8 +8,8 @@
 //! (`extract`) and our own Markdown rendering (`markdown`, which decodes
 //! leftover character references with `entities`, as the title does); for
 //! an empty shell or an article shown in part, the text in its structured
-//! data (`structured`), and
-//! without any, whether the page needs scripts to show its text (`shell`).
+//! data (`structured`), and without any, whether the page needs scripts
+//! to show its text (`shell`).
 
 use std::cell::OnceCell;
 
@@ -265,9 +265,8 @@ const LENIENT_BELOW_WORDS: usize = 50;
 /// One extraction try: `None` when it finds no content; for the strict
 /// try (scripting on, `<noscript>` read as raw text), whether the page
 /// needs scripts to show any text (`shell`); and whether the page has a
-/// JSON-LD script. `discussion`: whether
-/// the page declares itself one in its structured data, worked out once
-/// and only where extraction asks.
+/// JSON-LD script. `discussion`: whether the page declares itself one in
+/// its structured data, worked out once and only where extraction asks.
 fn read_dom(
     html: &str,
     url: Option<&url::Url>,

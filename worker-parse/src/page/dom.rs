@@ -363,6 +363,16 @@ struct Sink {
     linked_data: Cell<bool>,
 }
 
+/// Whether a script's `type` names JSON-LD (`application/ld+json`, its
+/// parameters aside, in any case): the one test of the parse's note and
+/// of the structured-data scan.
+pub(crate) fn names_linked_data(script_type: &str) -> bool {
+    script_type
+        .split(';')
+        .next()
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/ld+json"))
+}
+
 /// The name of a node that is not an element (the tree builder asks only
 /// for elements' names; an unnamed element would be harmless).
 const UNNAMED: (Namespace, LocalName) = (ns!(html), local_name!(""));
@@ -528,13 +538,9 @@ impl TreeSink for Sink {
         let unread = name.ns == ns!(html) && attrs_unread(name.local.as_bytes());
         attrs.retain(|a| !unread && a.name.ns == ns!() && kept_attr(&a.name.local));
         if name.local == local_name!("script")
-            && attrs.iter().any(|a| {
-                a.name.local == local_name!("type")
-                    && a.value
-                        .trim()
-                        .get(..19)
-                        .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
-            })
+            && attrs
+                .iter()
+                .any(|a| a.name.local == local_name!("type") && names_linked_data(&a.value))
         {
             self.linked_data.set(true);
         }

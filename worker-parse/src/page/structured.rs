@@ -1089,7 +1089,7 @@ fn classify<'a>(attrs: &ScriptAttrs, text: &'a str) -> Option<(Block, &'a str)> 
         .as_deref()
         .map(|t| t.split(';').next().unwrap_or_default().trim());
     match essence {
-        Some("application/ld+json") => Some((Block::LinkedData, text)),
+        Some(t) if dom::names_linked_data(t) => Some((Block::LinkedData, text)),
         Some("application/json") => Some((Block::PageData, text)),
         None | Some("" | "text/javascript" | "application/javascript" | "module") => {
             window_assignment(text).map(|json| (Block::PageData, json))

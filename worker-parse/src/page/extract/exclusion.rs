@@ -413,12 +413,11 @@ impl<'a> Before<'a> {
 /// of Fundus's test pages from its "more from the author" teasers to its
 /// article (F1 0.01 to 0.98), one of WCXB's pages up (0.79 to 0.94) and
 /// one down by 0.001, no other page of any set changed; summed with the
-/// blocks named so by their id
-/// too, a blog's archive (one `section` named by its id "sidebar")
-/// stayed, and one of trafilatura's pages lost its text; with copies
-/// counted each time, a placeholder repeated for each social embed was
-/// read as text (one of Fundus's pages down, 0.79 to 0.74).
-/// A comment section goes however long when what precedes it makes the
+/// blocks named so by their id too, a blog's archive (one `section` named
+/// by its id "sidebar") stayed, and one of trafilatura's pages lost its
+/// text; with copies counted each time, a placeholder repeated for each
+/// social embed was read as text (one of Fundus's pages down, 0.79 to
+/// 0.74). A comment section goes however long when what precedes it makes the
 /// page an article with comments ([`rest_is_text`]), unless its
 /// paragraphs are set like one before it ([`PostKinds::set_before`]): a
 /// forum's replies, set like its opening post, are its content however
