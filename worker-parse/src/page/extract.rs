@@ -179,7 +179,7 @@ pub(crate) fn extract(
     page: Option<&url::Url>,
     discussion: &dyn Fn() -> bool,
 ) -> Extraction {
-    let mut names = Names::default();
+    let mut names = Names::new();
     let (order, mut skip) = exclusion::exclude(dom, lenient, &mut names);
     let body = root::body(dom, &order);
     // Long runs of text set straight in a block count as prose too, unless

@@ -141,7 +141,7 @@ impl Words {
             boilerplate = boilerplate || boilerplate_word(token);
             // The token's parts, read once for both questions they answer.
             if !boilerplate || !reviews {
-                for part in token.split(['-', '_']) {
+                for part in parts(token) {
                     boilerplate = boilerplate || boilerplate_word(part);
                     reviews = reviews || part == "reviews";
                 }
@@ -171,10 +171,35 @@ impl Words {
 /// article set one page up (+0.03), the third corpus unchanged.
 fn camel_boilerplate(token: &str) -> bool {
     let words = camel_words(token);
+    let mut pair = String::new();
     words.iter().any(|w| boilerplate_word(w))
-        || words
-            .windows(2)
-            .any(|p| boilerplate_word(&format!("{}-{}", p[0], p[1])))
+        || words.windows(2).any(|p| {
+            pair.clear();
+            pair.push_str(&p[0]);
+            pair.push('-');
+            pair.push_str(&p[1]);
+            boilerplate_word(&pair)
+        })
+}
+
+/// The parts of a class or id token between `-` and `_`, as
+/// `token.split(['-', '_'])` gives them: both are single bytes, found
+/// by a byte search rather than by decoding the token's characters.
+pub(super) fn parts(token: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(token);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match memchr::memchr2(b'-', b'_', r.as_bytes()) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
 }
 
 /// The words of a token written in camel case, in lower case: split at
@@ -186,7 +211,7 @@ fn camel_words(token: &str) -> Vec<String> {
         return Vec::new();
     }
     let mut words: Vec<String> = Vec::new();
-    for part in token.split(['-', '_']) {
+    for part in parts(token) {
         let mut word = String::new();
         let mut prev_lower = false;
         for c in part.chars() {
@@ -213,12 +238,23 @@ fn content_word(value: &str) -> bool {
 
 /// The [`Words`] of elements' class and id values, worked out once per
 /// distinct value: a page repeats the same classes on many elements.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Names<'a> {
     seen: HashMap<&'a str, Words>,
 }
 
+/// Distinct class and id values room is made for at once: about as many
+/// as a page holds (the article set's median page has some 200), so that
+/// the table seldom grows; growing hashes every value again.
+const DISTINCT_VALUES: usize = 256;
+
 impl<'a> Names<'a> {
+    pub(super) fn new() -> Self {
+        Self {
+            seen: HashMap::with_capacity(DISTINCT_VALUES),
+        }
+    }
+
     /// The words of an element's class and id together (`hides` its
     /// class's alone), worked out once per element and kept in it.
     fn of(&mut self, e: &'a Element) -> Words {
@@ -325,7 +361,7 @@ pub(super) fn caption_name(e: &Element) -> bool {
                 [&b"caption"[..], b"credit", b"copyright"]
                     .iter()
                     .any(|w| b[i..].starts_with(w))
-            }) && (l.split(['-', '_']).any(caption) || camel_words(t).iter().any(|w| caption(w)))
+            }) && (parts(&l).any(caption) || camel_words(t).iter().any(|w| caption(w)))
         })
     })
 }

@@ -1,9 +1,10 @@
-//! Extraction's text counts and hiding styles, against plain reference
-//! readings of the same input.
+//! Extraction's text counts, hiding styles and class-name parts, against
+//! plain reference readings of the same input.
 
 use proptest::prelude::*;
 
 use super::exclusion::style_hides;
+use super::names::parts;
 use super::weights::collapsed_chars;
 
 proptest! {
@@ -38,5 +39,15 @@ proptest! {
             .iter()
             .any(|d| squeezed.contains(d));
         prop_assert_eq!(style_hides(&style), reference);
+    }
+
+    // Verifies: REQ-CTX-005 (a class or id token's words are the parts
+    // between `-` and `_`, empty ones included, as `str::split` gives them)
+    #[test]
+    fn class_token_parts_are_those_split_at_dashes_and_underscores(
+        token in "[a-zé_\\-]{0,12}",
+    ) {
+        let reference: Vec<&str> = token.split(['-', '_']).collect();
+        prop_assert_eq!(parts(&token).collect::<Vec<_>>(), reference);
     }
 }
