@@ -14,16 +14,18 @@
 //! this is our own.
 //!
 //! What is made here is only what has a single reading: a start or end
-//! tag whose name and attributes hold no character reference, NUL or
-//! carriage return, with quoted or plain values set off by spaces, and
-//! text without `&`, NUL or carriage return, and empty comments (the scan
-//! leaves comments empty). Whatever else (doctypes, character references,
-//! raw-text elements such as `<script>` or `<title>` with content, for
-//! which the tree builder switches the tokenizer's state, drawings with
-//! content, odd tags) goes to html5ever's tokenizer, from where the
-//! last plain token ended to the end of that markup, after which the
-//! tokenizer is back in its data state. Past the point where the scan
-//! before parsing stopped following the tokenizer, everything goes to it.
+//! tag whose name and attributes hold no NUL or carriage return, with
+//! quoted or plain values set off by spaces; text without NUL or carriage
+//! return; in both, only character references that read the same whatever
+//! follows them (`&amp;`, `&#233;`: [`references_read`]); and empty
+//! comments (the scan leaves comments empty). Whatever else (doctypes,
+//! other character references, raw-text elements such as `<script>` or
+//! `<title>` with content, for which the tree builder switches the
+//! tokenizer's state, drawings with content, odd tags) goes to
+//! html5ever's tokenizer, from where the last plain token ended to the end
+//! of that markup, after which the tokenizer is back in its data state.
+//! Past the point where the scan before parsing stopped following the
+//! tokenizer, everything goes to it.
 //!
 //! The tree is the same either way: the property tests of `dom`, every
 //! bench page and the `html_skip` fuzz target compare the two.
@@ -51,7 +53,8 @@ pub(crate) trait Parser {
 
 /// Feeds `src` to `parser`; the scan before parsing followed the
 /// tokenizer up to `read_to`. Text and attribute values are handed on as
-/// slices of `src`, which share its buffer.
+/// slices of `src`, which share its buffer, or decoded where they hold a
+/// character reference.
 pub(crate) fn feed(parser: &impl Parser, src: &StrTendril, read_to: usize, scripting: bool) {
     let html: &str = src;
     let b = html.as_bytes();
@@ -68,6 +71,12 @@ pub(crate) fn feed(parser: &impl Parser, src: &StrTendril, read_to: usize, scrip
             let text = &html[i..lt];
             if held.is_none() && plain_text(text) {
                 parser.token(CharacterTokens(slice(src, i, lt)));
+            } else if held.is_none()
+                && lt < read_to
+                && let Some(decoded) = references_read(text)
+            {
+                // Markup follows, and no reference goes on into it.
+                parser.token(CharacterTokens(StrTendril::from(decoded)));
             } else {
                 held.get_or_insert(i);
             }
@@ -170,6 +179,93 @@ fn markup_start(b: &[u8], mut i: usize) -> usize {
 /// Text the tokenizer passes on as it is.
 fn plain_text(text: &str) -> bool {
     memchr::memchr3(b'&', b'\0', b'\r', text.as_bytes()).is_none()
+}
+
+/// `text` (text between markup, or an attribute's value) with its
+/// character references read as the tokenizer reads them, when each reads
+/// the same whatever follows it, in text or in an attribute: a name the
+/// entity table holds with its `;` (`&amp;`, `&quot;`); a `&` that no
+/// name or `#` follows; a name that no name the table holds begins
+/// (`&w=300` in a link), which is text; a number with its `;` that stands
+/// for a character as it is (not NUL, a control character, a surrogate, a
+/// noncharacter or beyond Unicode, which the tokenizer replaces or
+/// reports). `None` for text with any other reference (a name the table
+/// holds without `;`, as `&copy2024`, which an attribute keeps and text
+/// decodes; a number without its `;`), or with NUL or a carriage return.
+/// Pages escape quotes and ampersands often: without this, each such
+/// text and tag would go to the tokenizer.
+fn references_read(text: &str) -> Option<String> {
+    let table = &html5ever::data::NAMED_ENTITIES;
+    let b = text.as_bytes();
+    if memchr::memchr2(b'\0', b'\r', b).is_some() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    // A reference read ends before the next `&`: names and numbers are
+    // letters and digits.
+    for amp in memchr::memchr_iter(b'&', b) {
+        out.push_str(&text[from..amp]);
+        from = amp + 1;
+        let rest = &b[amp + 1..];
+        match rest.first() {
+            Some(c) if c.is_ascii_alphanumeric() => {
+                let n = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .count();
+                if rest.get(n) == Some(&b';')
+                    && let Some(&(c1, c2)) = table.get(&text[amp + 1..=amp + 1 + n])
+                    && c1 != 0
+                {
+                    // The longest match: names end at their `;`.
+                    out.push(plain_char(c1)?);
+                    if c2 != 0 {
+                        out.push(plain_char(c2)?);
+                    }
+                    from = amp + 2 + n;
+                    continue;
+                }
+                // Not read: unless a name the table holds without `;`
+                // begins it, it is text.
+                let name = &text[amp + 1..amp + 1 + n];
+                if (1..=n).any(|k| table.get(&name[..k]).is_some_and(|m| m.0 != 0)) {
+                    return None;
+                }
+                out.push('&');
+            }
+            Some(b'#') => {
+                let (digits, radix) = match rest.get(1) {
+                    Some(b'x' | b'X') => (&rest[2..], 16),
+                    _ => (&rest[1..], 10),
+                };
+                let n = digits
+                    .iter()
+                    .take_while(|&&c| char::from(c).is_digit(radix))
+                    .count();
+                if n == 0 || n > 8 || digits.get(n) != Some(&b';') {
+                    return None;
+                }
+                let code =
+                    u32::from_str_radix(std::str::from_utf8(&digits[..n]).ok()?, radix).ok()?;
+                out.push(plain_char(code)?);
+                from = amp + 1 + (rest.len() - digits.len()) + n + 1;
+            }
+            _ => out.push('&'),
+        }
+    }
+    out.push_str(&text[from..]);
+    Some(out)
+}
+
+/// The character a reference stands for as it is: a printable ASCII
+/// character or one from U+00A0 on that is no surrogate and no
+/// noncharacter. `None` for the others, which the tokenizer reads.
+fn plain_char(code: u32) -> Option<char> {
+    let plain = matches!(code, 0x20..=0x7E | 0xA0..=0x10_FFFF)
+        && !matches!(code, 0xFDD0..=0xFDEF)
+        && code & 0xFFFE != 0xFFFE;
+    char::from_u32(code).filter(|_| plain)
 }
 
 /// Whitespace as the tokenizer sees it in a tag (a carriage return is not
@@ -280,10 +376,15 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
                     value = from..i;
                 }
             }
-            if memchr::memchr3(b'&', b'\0', b'\r', &b[value.clone()]).is_some() {
+            if memchr::memchr2(b'\0', b'\r', &b[value.clone()]).is_some() {
                 return None;
             }
         }
+        let value = if memchr::memchr(b'&', &b[value.clone()]).is_some() {
+            StrTendril::from(references_read(&html[value])?)
+        } else {
+            slice(src, value.start, value.end)
+        };
         let name = local_name(&attr_name);
         // The tokenizer keeps the first of two attributes of one name.
         if tag.attrs.iter().any(|a| a.name.local == name) {
@@ -292,7 +393,7 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
         }
         tag.attrs.push(Attribute {
             name: QualName::new(None, ns!(), name),
-            value: slice(src, value.start, value.end),
+            value,
         });
     }
 }
@@ -392,12 +493,33 @@ mod tests {
         assert_eq!(attrs(&t), [("href".to_owned(), "/x/y".to_owned())]);
     }
 
+    // Verifies: REQ-PAGE-006 (references decoded as the tokenizer
+    // decodes them, where that reading is the only one)
+    #[test]
+    fn references_with_one_reading_are_decoded_in_attributes() {
+        let (t, _) = tag("<a title=\"a&amp;b &quot;c&quot; &#233;&#x41;&acE;\" href=?x=1&w=2&>")
+            .expect("plain");
+        assert_eq!(
+            attrs(&t),
+            [
+                ("title", "a&b \"c\" \u{e9}A\u{223e}\u{333}"),
+                ("href", "?x=1&w=2&")
+            ]
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        );
+    }
+
     // Verifies: REQ-PAGE-006
     #[test]
     fn markup_with_more_than_one_reading_is_left_to_the_tokenizer() {
         for html in [
-            "<p title=\"a&amp;b\">",
-            "<p title=a&b>",
+            // A name the table holds without its `;`, a number without
+            // its `;`, a number the tokenizer replaces.
+            "<p title=\"&copy2024\">",
+            "<p title=a&ampx>",
+            "<p title=\"&#65\">",
+            "<p title=\"&#128;\">",
+            "<p title=\"&#0;\">",
             "<p\rclass=a>",
             "<p cl\0ass=a>",
             "</p class=a>",
