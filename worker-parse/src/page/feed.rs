@@ -14,18 +14,18 @@
 //! this is our own.
 //!
 //! What is made here is only what has a single reading: a start or end
-//! tag whose name and attributes hold no NUL or carriage return, with
-//! quoted or plain values set off by spaces; text without NUL or carriage
-//! return; in both, only character references that read the same whatever
-//! follows them (`&amp;`, `&#233;`: [`references_read`]); and empty
-//! comments (the scan leaves comments empty). Whatever else (doctypes,
-//! other character references, raw-text elements such as `<script>` or
-//! `<title>` with content, for which the tree builder switches the
-//! tokenizer's state, drawings with content, odd tags) goes to
-//! html5ever's tokenizer, from where the last plain token ended to the end
-//! of that markup, after which the tokenizer is back in its data state.
-//! Past the point where the scan before parsing stopped following the
-//! tokenizer, everything goes to it.
+//! tag with no NUL or carriage return outside its values, whose
+//! attributes are set off by spaces and their values by quotes or spaces;
+//! text and attribute values without NUL whose character references read
+//! the same whatever follows them (`&amp;`, `&#233;`), their line breaks
+//! read as the tokenizer's input reads them ([`decoded`]); and empty
+//! comments (the scan leaves comments empty). Whatever else (doctypes, other character references,
+//! raw-text elements such as `<script>` or `<title>` with content, for
+//! which the tree builder switches the tokenizer's state, drawings with
+//! content, odd tags) goes to html5ever's tokenizer, from where the last
+//! plain token ended to the end of that markup, after which the tokenizer
+//! is back in its data state. Past the point where the scan before
+//! parsing stopped following the tokenizer, everything goes to it.
 //!
 //! The tree is the same either way: the property tests of `dom`, every
 //! bench page and the `html_skip` fuzz target compare the two.
@@ -54,7 +54,7 @@ pub(crate) trait Parser {
 /// Feeds `src` to `parser`; the scan before parsing followed the
 /// tokenizer up to `read_to`. Text and attribute values are handed on as
 /// slices of `src`, which share its buffer, or decoded where they hold a
-/// character reference.
+/// character reference or a carriage return.
 pub(crate) fn feed(parser: &impl Parser, src: &StrTendril, read_to: usize, scripting: bool) {
     let html: &str = src;
     let b = html.as_bytes();
@@ -73,10 +73,10 @@ pub(crate) fn feed(parser: &impl Parser, src: &StrTendril, read_to: usize, scrip
                 parser.token(CharacterTokens(slice(src, i, lt)));
             } else if held.is_none()
                 && lt < read_to
-                && let Some(decoded) = references_read(text)
+                && let Some(text) = decoded(text)
             {
-                // Markup follows, and no reference goes on into it.
-                parser.token(CharacterTokens(StrTendril::from(decoded)));
+                // Markup follows: no reference or line break goes on into it.
+                parser.token(CharacterTokens(StrTendril::from(text)));
             } else {
                 held.get_or_insert(i);
             }
@@ -181,23 +181,24 @@ fn plain_text(text: &str) -> bool {
     memchr::memchr3(b'&', b'\0', b'\r', text.as_bytes()).is_none()
 }
 
-/// `text` (text between markup, or an attribute's value) with its
-/// character references read as the tokenizer reads them, when each reads
-/// the same whatever follows it, in text or in an attribute: a name the
-/// entity table holds with its `;` (`&amp;`, `&quot;`); a `&` that no
-/// name or `#` follows; a name that no name the table holds begins
-/// (`&w=300` in a link), which is text; a number with its `;` that stands
-/// for a character as it is (not NUL, a control character, a surrogate, a
-/// noncharacter or beyond Unicode, which the tokenizer replaces or
-/// reports). `None` for text with any other reference (a name the table
-/// holds without `;`, as `&copy2024`, which an attribute keeps and text
-/// decodes; a number without its `;`), or with NUL or a carriage return.
-/// Pages escape quotes and ampersands often: without this, each such
-/// text and tag would go to the tokenizer.
-fn references_read(text: &str) -> Option<String> {
+/// `text` (text between markup, or an attribute's value) as the
+/// tokenizer reads it, when its character references read the same
+/// whatever follows them, in text or in an attribute: a name the entity
+/// table holds with its `;` (`&amp;`, `&quot;`); a `&` that no name or `#`
+/// follows; a name that no name the table holds begins (`&w=300` in a
+/// link), which is text; a number with its `;` that stands for a character
+/// as it is (not NUL, a control character, a surrogate, a noncharacter or
+/// beyond Unicode, which the tokenizer replaces or reports). Its line
+/// breaks are read as the tokenizer's input reads them: CR LF, and a CR
+/// alone, as LF. `None` for text with any other reference (a name the
+/// table holds without `;`, as `&copy2024`, which an attribute keeps and
+/// text decodes; a number without its `;`), or with NUL. Pages escape
+/// quotes and ampersands, and many end their lines with CR LF: without
+/// this, each such text and tag would go to the tokenizer.
+fn decoded(text: &str) -> Option<String> {
     let table = &html5ever::data::NAMED_ENTITIES;
     let b = text.as_bytes();
-    if memchr::memchr2(b'\0', b'\r', b).is_some() {
+    if memchr::memchr(b'\0', b).is_some() {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -205,7 +206,7 @@ fn references_read(text: &str) -> Option<String> {
     // A reference read ends before the next `&`: names and numbers are
     // letters and digits.
     for amp in memchr::memchr_iter(b'&', b) {
-        out.push_str(&text[from..amp]);
+        push_lines(&mut out, &text[from..amp]);
         from = amp + 1;
         let rest = &b[amp + 1..];
         match rest.first() {
@@ -254,8 +255,20 @@ fn references_read(text: &str) -> Option<String> {
             _ => out.push('&'),
         }
     }
-    out.push_str(&text[from..]);
+    push_lines(&mut out, &text[from..]);
     Some(out)
+}
+
+/// Appends `text` with CR LF, and a CR alone, as LF. A piece of text
+/// ends before a `&` or markup, so no CR LF is split between two.
+fn push_lines(out: &mut String, mut text: &str) {
+    while let Some(cr) = memchr::memchr(b'\r', text.as_bytes()) {
+        out.push_str(&text[..cr]);
+        out.push('\n');
+        text = &text[cr + 1..];
+        text = text.strip_prefix('\n').unwrap_or(text);
+    }
+    out.push_str(text);
 }
 
 /// The character a reference stands for as it is: a printable ASCII
@@ -376,12 +389,9 @@ fn plain_tag(src: &StrTendril, lt: usize) -> Option<(Tag, usize)> {
                     value = from..i;
                 }
             }
-            if memchr::memchr2(b'\0', b'\r', &b[value.clone()]).is_some() {
-                return None;
-            }
         }
-        let value = if memchr::memchr(b'&', &b[value.clone()]).is_some() {
-            StrTendril::from(references_read(&html[value])?)
+        let value = if memchr::memchr3(b'&', b'\0', b'\r', &b[value.clone()]).is_some() {
+            StrTendril::from(decoded(&html[value])?)
         } else {
             slice(src, value.start, value.end)
         };
@@ -493,10 +503,10 @@ mod tests {
         assert_eq!(attrs(&t), [("href".to_owned(), "/x/y".to_owned())]);
     }
 
-    // Verifies: REQ-PAGE-006 (references decoded as the tokenizer
-    // decodes them, where that reading is the only one)
+    // Verifies: REQ-PAGE-006 (references and line breaks read as the
+    // tokenizer reads them, where that reading is the only one)
     #[test]
-    fn references_with_one_reading_are_decoded_in_attributes() {
+    fn references_with_one_reading_and_line_breaks_are_decoded_in_attributes() {
         let (t, _) = tag("<a title=\"a&amp;b &quot;c&quot; &#233;&#x41;&acE;\" href=?x=1&w=2&>")
             .expect("plain");
         assert_eq!(
@@ -507,6 +517,10 @@ mod tests {
             ]
             .map(|(n, v)| (n.to_owned(), v.to_owned()))
         );
+        // CR LF and a CR alone read as LF, as the tokenizer's input reads
+        // them.
+        let (t, _) = tag("<p title=\"a\r\nb\rc\">").expect("plain");
+        assert_eq!(attrs(&t), [("title".to_owned(), "a\nb\nc".to_owned())]);
     }
 
     // Verifies: REQ-PAGE-006

@@ -188,6 +188,13 @@ const PIECES: &[&str] = &[
     "<a href=\"?x&copy=1\">",
     "<a href='&notit;'>",
     "<p title=a&quot;b>",
+    // Line breaks as the tokenizer's input reads them.
+    "\r\n",
+    "a\r",
+    "<p title=\"a\r\nb\rc\">",
+    "<pre>\r\n",
+    "<p\r\nclass=a\r\n>",
+    "<a\rhref=x\r/>",
     "<pre>",
     "<div CLASS=a class=b id=c ID=d>",
     "<svg></svg>",
