@@ -417,7 +417,9 @@ impl<'a> Before<'a> {
 /// by its id "sidebar") stayed, and one of trafilatura's pages lost its
 /// text; with copies counted each time, a placeholder repeated for each
 /// social embed was read as text (one of Fundus's pages down, 0.79 to
-/// 0.74). A comment section goes however long when what precedes it makes the
+/// 0.74).
+///
+/// A comment section goes however long when what precedes it makes the
 /// page an article with comments ([`rest_is_text`]), unless its
 /// paragraphs are set like one before it ([`PostKinds::set_before`]): a
 /// forum's replies, set like its opening post, are its content however
